@@ -1,0 +1,140 @@
+"""One instance, start to finish: sample, ask, render, verify, write the steps, assemble the record."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from mirforge import __version__
+from mirforge.errors import MirforgeError, Reject
+from mirforge.instance import IMAGE_SLOT, Instance, instance_id
+from mirforge.registry import target
+from mirforge.seeding import attempt_rng, balanced_slot, instance_seed, seed_value
+from mirforge.task import Question, Rendered, Task
+from mirforge.templates import render_steps
+
+
+@dataclass
+class Generated:
+    instance: Instance
+    images: list[bytes]  # PNG bytes, in the order of instance.images
+    timings: dict[str, float] = field(default_factory=dict)
+    rejections: Counter = field(default_factory=Counter)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What, besides the task and the index, decides an instance's bytes."""
+
+    run_seed: int
+    split: str = "test"
+    templates: Path | None = None
+
+
+def level_of(task: Task, index: int) -> int:
+    return task.levels[index % len(task.levels)]
+
+
+def encode_png(rgb: np.ndarray) -> bytes:
+    ok, buf = cv2.imencode(".png", np.ascontiguousarray(rgb[..., ::-1]), [cv2.IMWRITE_PNG_COMPRESSION, 1])
+    if not ok:
+        raise MirforgeError("PNG encoding failed")
+    return buf.tobytes()
+
+
+def check_question(task: Task, question: Question, slot: int) -> None:
+    if question.answer != slot:
+        raise MirforgeError(f"task {task.name}: ask() put the answer at {question.answer}, not at slot {slot}")
+    if len(question.options) != task.config.n_options:
+        raise MirforgeError(f"task {task.name}: ask() gave {len(question.options)} options, "
+                            f"config.n_options is {task.config.n_options}")
+
+
+def generate_one(task: Task, spec: RunSpec, index: int) -> Generated:
+    seq = instance_seed(spec.run_seed, spec.split, task.name, index)
+    slot = balanced_slot(spec.run_seed, spec.split, task.name, index, task.config.n_options)
+    level = level_of(task, index)
+    timings: Counter = Counter()
+    rejections: Counter = Counter()
+    for attempt in range(task.config.max_tries):
+        rng = attempt_rng(seq, attempt)
+        try:
+            t0 = time.perf_counter()
+            scene = task.sample(rng, level)
+            question = task.ask(scene, rng, slot)
+            check_question(task, question, slot)
+            t1 = time.perf_counter()
+            rendered = task.render(scene, question)
+            t2 = time.perf_counter()
+            derived = task.verify(question, rendered)
+            timings["sample"] += t1 - t0
+            timings["render"] += t2 - t1
+            timings["verify"] += time.perf_counter() - t2
+            if derived != question.answer:
+                raise Reject("verifier disagrees")
+        except Reject as why:
+            rejections[str(why)] += 1
+            continue
+        t3 = time.perf_counter()
+        instance = assemble(task, spec, index, level, seq, attempt, scene, question, rendered, rng)
+        t4 = time.perf_counter()
+        images = [encode_png(img) for img in rendered.images]
+        timings["steps"] += t4 - t3
+        timings["encode"] += time.perf_counter() - t4
+        return Generated(instance, images, dict(timings), rejections)
+    common = ", ".join(f"{why} ({n})" for why, n in rejections.most_common(3))
+    raise MirforgeError(f"task {task.name}, index {index}: no acceptable scene in {task.config.max_tries} tries "
+                        f"(rejected: {common}); loosen the task's config or raise max_tries")
+
+
+def assemble(task: Task, spec: RunSpec, index: int, level: int, seq: np.random.SeedSequence, attempt: int,
+             scene: object, question: Question, rendered: Rendered, rng: np.random.Generator) -> Instance:
+    n_images = len(rendered.images)
+    if question.text.count(IMAGE_SLOT) != n_images:
+        raise MirforgeError(f"task {task.name}: question has {question.text.count(IMAGE_SLOT)} image slots "
+                            f"but render() drew {n_images} images")
+    facts = task.step_facts(scene, question, rendered)
+    facts.setdefault("answer", question.letter)
+    facts.setdefault("options", question.lettered())
+    steps = render_steps(task, facts, n_images, rng, spec.templates)
+    stem = f"images/{task.name}/{spec.split}/{index:06d}"
+    return Instance(
+        id=instance_id(task.name, spec.split, index),
+        task=task.name,
+        category=task.category,
+        split=spec.split,
+        question=question.text,
+        images=[f"{stem}-{k}.png" for k in range(n_images)],
+        options=question.lettered(),
+        answer=question.letter,
+        summary=steps.summary,
+        caption=steps.caption,
+        text2img=steps.text2img,
+        img2img=steps.img2img,
+        conclusion=steps.conclusion,
+        regions=[r.to_json() for r in rendered.regions],
+        difficulty={"level": level, "knobs": task.knobs(level)},
+        provenance={
+            "generator": target(task.name),
+            "mirforge": __version__,
+            "run_seed": spec.run_seed,
+            "index": index,
+            "seed": seed_value(seq),
+            "attempts": attempt + 1,
+            "renderer": renderer_name(task),
+            "rewriter": None,
+        },
+    )
+
+
+def renderer_name(task: Task) -> str | None:
+    if task.needs.renderer == "pyrender":
+        from mirforge.render.gl import RENDERER_NAME
+
+        return RENDERER_NAME
+    return task.needs.renderer

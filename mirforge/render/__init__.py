@@ -1,0 +1,1 @@
+"""Views of scenes: the scene is the model, every image is a view of it."""

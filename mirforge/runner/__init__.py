@@ -1,0 +1,84 @@
+"""Plan a run, execute its shards, keep the manifest, write the MIR view. Resume is a completeness filter."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tqdm import tqdm
+
+from mirforge.registry import resolve
+from mirforge.runner.plan import RunConfig, Shard, plan
+from mirforge.runner.store import Manifest, check_writable, remove_temporaries, write_mir
+from mirforge.runner.worker import ShardResult, frozen, task_for
+
+EXECUTORS = ("local", "ray")
+
+
+@dataclass
+class Summary:
+    instances: int = 0
+    images: int = 0
+    shards_done: int = 0
+    shards_skipped: int = 0
+    seconds: float = 0.0
+    timings: Counter = field(default_factory=Counter)
+    per_task: dict[str, Counter] = field(default_factory=dict)
+
+    def add(self, result: ShardResult) -> None:
+        self.instances += result.instances
+        self.images += result.images
+        self.shards_done += 1
+        self.timings.update(result.timings)
+        task = self.per_task.setdefault(result.shard.task, Counter())
+        task.update(result.timings)
+        task["instances"] += result.instances
+        task["images"] += result.images
+
+
+def prepare(config: RunConfig, out: Path) -> tuple[Manifest, list[Shard], list[Shard]]:
+    """Check everything that can be wrong with the input before a single file is written."""
+    config.validate()
+    resolve(",".join(config.tasks))
+    for name in config.tasks:
+        task_for(name, frozen(config.task_config.get(name, {})))
+    check_writable(out)
+    manifest = Manifest(out)
+    manifest.begin(config.to_json())
+    shards = plan(config)
+    todo = [s for s in shards if not manifest.is_complete(config.split, s.path)]
+    return manifest, shards, todo
+
+
+def generate(config: RunConfig, out: Path, *, workers: int = 1, executor: str = "local",
+             address: str | None = None, progress: bool = True) -> Summary:
+    manifest, shards, todo = prepare(config, out)
+    out.mkdir(parents=True, exist_ok=True)
+    remove_temporaries(out)
+    manifest.save()
+    summary = Summary(shards_skipped=len(shards) - len(todo))
+    bar = tqdm(total=sum(len(s) for s in shards), initial=sum(len(s) for s in shards if s not in todo),
+               unit="inst", desc=f"generate {config.split}", disable=not progress, dynamic_ncols=True)
+    t0 = time.perf_counter()
+    try:
+        if executor == "local":
+            from mirforge.runner.local import run_local
+
+            results = run_local(todo, config, str(out), workers, bar.update)
+        else:
+            from mirforge.runner.ray_executor import run_ray
+
+            results = run_ray(todo, config, str(out), workers, address, bar.update)
+        for result in results:
+            manifest.record(config.split, result.shard.path, result.entry)
+            manifest.save()
+            summary.add(result)
+    finally:
+        bar.close()
+    summary.seconds = time.perf_counter() - t0
+    manifest.finish(config.split)
+    manifest.save()
+    write_mir(out, manifest)
+    return summary

@@ -1,0 +1,72 @@
+"""The run's configuration and its cut into shards: (task, split, index range).
+
+The shard layout depends on the configuration only, never on the number of workers, so any executor with any
+number of workers writes the same files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mirforge.errors import InputError
+
+SPLIT_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that decides the bytes of a split (workers and executor do not)."""
+
+    tasks: tuple[str, ...]
+    n: int
+    seed: int = 0
+    split: str = "test"
+    shard_size: int = 50
+    task_config: dict[str, dict[str, Any]] = field(default_factory=dict)
+    templates: str | None = None
+
+    def validate(self) -> None:
+        if self.n < 1:
+            raise InputError(f"--n: must be a positive count of instances per task, got {self.n}")
+        if self.seed < 0:
+            raise InputError(f"--seed: must be a non-negative integer, got {self.seed}")
+        if self.shard_size < 1:
+            raise InputError(f"--shard-size: must be at least 1, got {self.shard_size}")
+        if not self.split or not set(self.split) <= SPLIT_CHARS:
+            raise InputError(f"--split: {self.split!r} must be letters, digits, '_' or '.'")
+        if self.templates is not None and not Path(self.templates).is_dir():
+            raise InputError(f"--templates: {self.templates} is not a folder")
+        unknown = set(self.task_config) - set(self.tasks)
+        if unknown:
+            raise InputError(f"--set: config given for {', '.join(sorted(unknown))}, which is not in --tasks")
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["tasks"] = list(self.tasks)
+        return data
+
+
+@dataclass(frozen=True)
+class Shard:
+    task: str
+    split: str
+    number: int
+    start: int
+    stop: int
+
+    @property
+    def path(self) -> str:
+        return f"instances/{self.task}/{self.split}/shard-{self.number:05d}.jsonl"
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+
+def plan(config: RunConfig) -> list[Shard]:
+    shards = []
+    for task in config.tasks:
+        for number, start in enumerate(range(0, config.n, config.shard_size)):
+            shards.append(Shard(task, config.split, number, start, min(start + config.shard_size, config.n)))
+    return shards

@@ -1,0 +1,162 @@
+"""Files of a dataset folder: atomic writes, the manifest, and the completeness test that makes resume a filter.
+
+A dataset folder holds ``manifest.json``, ``instances/<task>/<split>/shard-NNNNN.jsonl``,
+``images/<task>/<split>/NNNNNN-K.png`` and ``mir.json``. Every file appears under its final name only when
+complete (temporary name, fsync, rename), so a kill at any moment leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import socket
+import time
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from mirforge import __version__
+from mirforge.errors import InputError
+from mirforge.instance import mir_view
+
+MANIFEST = "manifest.json"
+TMP_MARK = ".tmp-"
+VERSIONED = ("numpy", "trimesh", "pyrender2", "PyOpenGL", "opencv-python-headless", "matplotlib", "jinja2",
+             "jsonschema", "moviepy", "imageio-ffmpeg")
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def images_digest(root: Path, images: list[str]) -> str | None:
+    """One digest over a shard's images, or None if any is missing."""
+    h = hashlib.sha256()
+    for rel in images:
+        try:
+            h.update(hashlib.sha256((root / rel).read_bytes()).digest())
+        except FileNotFoundError:
+            return None
+    return h.hexdigest()
+
+
+def package_versions() -> dict[str, str]:
+    found = {"python": platform.python_version(), "mirforge": __version__}
+    for name in VERSIONED:
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            pass
+    return found
+
+
+def check_writable(out: Path) -> None:
+    """Fail before anything is written if ``out`` cannot hold a dataset."""
+    probe = out
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise InputError(f"--out: {probe} exists and is not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise InputError(f"--out: {probe} is not writable; choose another folder")
+    if out.exists() and any(out.iterdir()) and not (out / MANIFEST).is_file():
+        raise InputError(f"--out: {out} is not empty and holds no {MANIFEST}; choose an empty or new folder")
+
+
+class Manifest:
+    """``manifest.json``: per split, the run config, and per shard its counts and checksums."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.path = root / MANIFEST
+        if self.path.is_file():
+            try:
+                self.data = json.loads(self.path.read_text())
+                self.data["splits"]
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise InputError(f"{self.path}: not a mirforge manifest ({exc}); use a new --out folder") from None
+        else:
+            self.data = {"format": 1, "splits": {}}
+
+    def split(self, name: str) -> dict[str, Any] | None:
+        return self.data["splits"].get(name)
+
+    def begin(self, config: dict[str, Any]) -> None:
+        """Record the run of one split; refuse to mix a different config into an existing split."""
+        split = config["split"]
+        existing = self.split(split)
+        if existing is not None and existing["config"] != config:
+            changed = sorted(k for k in config if existing["config"].get(k) != config[k])
+            raise InputError(
+                f"--out: split {split!r} in {self.root} was generated with a different config "
+                f"({', '.join(changed)} differ); use a new --out folder or another --split")
+        if existing is None:
+            self.data["splits"][split] = {"config": config, "shards": {}, "complete": False}
+        self.data["mirforge"] = __version__
+        self.data["versions"] = package_versions()
+        self.data["host"] = socket.gethostname()
+        self.data.setdefault("created", _now())
+
+    def is_complete(self, split: str, shard_path: str) -> bool:
+        entry = self.data["splits"][split]["shards"].get(shard_path)
+        if entry is None:
+            return False
+        try:
+            data = (self.root / shard_path).read_bytes()
+        except FileNotFoundError:
+            return False
+        if sha256(data) != entry["sha256"]:
+            return False
+        images = [img for line in data.splitlines() for img in json.loads(line)["images"]]
+        return images_digest(self.root, images) == entry["images_sha256"]
+
+    def record(self, split: str, shard_path: str, entry: dict[str, Any]) -> None:
+        self.data["splits"][split]["shards"][shard_path] = entry
+
+    def finish(self, split: str) -> None:
+        self.data["splits"][split]["complete"] = True
+
+    def save(self) -> None:
+        self.data["updated"] = _now()
+        shards = self.data["splits"]
+        for split in shards.values():
+            split["shards"] = dict(sorted(split["shards"].items()))
+        atomic_write(self.path, (json.dumps(self.data, indent=1, sort_keys=True) + "\n").encode())
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def read_shard(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+
+
+def write_mir(root: Path, manifest: Manifest) -> int:
+    """``mir.json``: the MIR-format projection of every complete split, ordered by split, task and index."""
+    records = []
+    for split_name in sorted(manifest.data["splits"]):
+        for shard_path in manifest.data["splits"][split_name]["shards"]:
+            records += [mir_view(r) for r in read_shard(root / shard_path)]
+    atomic_write(root / "mir.json", (json.dumps(records, ensure_ascii=False, indent=1) + "\n").encode())
+    return len(records)
+
+
+def remove_temporaries(root: Path) -> int:
+    count = 0
+    for path in root.rglob(f"*{TMP_MARK}*"):
+        path.unlink(missing_ok=True)
+        count += 1
+    return count

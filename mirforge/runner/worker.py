@@ -1,0 +1,89 @@
+"""The shard function every executor runs: generate a shard's instances, write its images and its jsonl."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from mirforge.instance import problems
+from mirforge.pipeline import RunSpec, generate_one
+from mirforge.registry import load
+from mirforge.runner.plan import RunConfig, Shard
+from mirforge.runner.store import atomic_write, images_digest, sha256
+from mirforge.task import Task
+
+_progress: Any = None  # a queue the driver reads, one item per finished instance
+
+
+@dataclass
+class ShardResult:
+    shard: Shard
+    entry: dict[str, Any]  # what the manifest records
+    timings: dict[str, float] = field(default_factory=dict)
+    instances: int = 0
+    images: int = 0
+
+
+def init_worker(progress: Any = None, threads: int | None = None) -> None:
+    """Process initializer: runs before any GL import, so the render thread count applies."""
+    global _progress
+    _progress = progress
+    if threads is not None:
+        os.environ["LP_NUM_THREADS"] = str(threads)
+
+
+@cache
+def task_for(name: str, config_items: tuple[tuple[str, Any], ...]) -> Task:
+    cls = load(name)
+    return cls(cls.Config.from_dict(dict(config_items), owner=name))
+
+
+def frozen(values: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in values.items()))
+
+
+def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
+    out = Path(root)
+    task = task_for(shard.task, frozen(config.task_config.get(shard.task, {})))
+    spec = RunSpec(run_seed=config.seed, split=config.split,
+                   templates=Path(config.templates) if config.templates else None)
+    lines, images = [], []
+    timings: Counter = Counter()
+    rejections: Counter = Counter()
+    for index in range(shard.start, shard.stop):
+        generated = generate_one(task, spec, index)
+        t0 = time.perf_counter()
+        record = _record(generated.instance)
+        found = problems(record)
+        if found:
+            raise AssertionError(f"{record['id']} fails validation: {'; '.join(found)}")
+        t1 = time.perf_counter()
+        for rel, data in zip(generated.instance.images, generated.images, strict=True):
+            atomic_write(out / rel, data)
+        lines.append(generated.instance.to_json())
+        images += generated.instance.images
+        timings.update(generated.timings)
+        timings["validate"] += t1 - t0
+        timings["write"] += time.perf_counter() - t1
+        rejections.update(generated.rejections)
+        if _progress is not None:
+            _progress.put(1)
+    t2 = time.perf_counter()
+    data = ("\n".join(lines) + "\n").encode()
+    atomic_write(out / shard.path, data)
+    timings["write"] += time.perf_counter() - t2
+    entry = {"task": shard.task, "start": shard.start, "stop": shard.stop, "instances": len(lines),
+             "images": len(images), "sha256": sha256(data), "images_sha256": images_digest(out, images),
+             "rejections": dict(sorted(rejections.items()))}
+    return ShardResult(shard, entry, dict(timings), len(lines), len(images))
+
+
+def _record(instance: Any) -> dict[str, Any]:
+    import json
+
+    return json.loads(instance.to_json())

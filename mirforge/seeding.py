@@ -1,0 +1,42 @@
+"""Per-instance seeds: a function of (run seed, split, task, index) only.
+
+Nothing here touches global RNG state, and no seed is ever replaced by a random one: 0 is a seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+
+def stable_hash(text: str) -> int:
+    """A 63-bit hash of ``text`` that is the same in every process (unlike the salted ``hash()``)."""
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "little") >> 1
+
+
+def instance_seed(run_seed: int, split: str, task: str, index: int) -> np.random.SeedSequence:
+    if run_seed < 0 or index < 0:
+        raise ValueError("run_seed and index must be non-negative")
+    return np.random.SeedSequence([run_seed, stable_hash(split), stable_hash(task), index])
+
+
+def attempt_rng(seq: np.random.SeedSequence, attempt: int) -> np.random.Generator:
+    """The generator of one attempt: attempt 0, then a fresh stream after each rejection."""
+    return np.random.default_rng(np.random.SeedSequence(seq.entropy, spawn_key=(*seq.spawn_key, attempt)))
+
+
+def seed_value(seq: np.random.SeedSequence) -> int:
+    """A single integer that names the instance's seed in provenance."""
+    return int(seq.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+
+
+def balanced_slot(run_seed: int, split: str, task: str, index: int, n_options: int) -> int:
+    """The option position of the correct answer, exactly uniform over every block of ``n_options`` indices.
+
+    Each block of consecutive indices gets its own seeded permutation of the positions, so the letter is not
+    predictable from the index, and the balance holds for any contiguous range, whatever the shard layout.
+    """
+    block, offset = divmod(index, n_options)
+    seq = np.random.SeedSequence([run_seed, stable_hash(split), stable_hash(task), stable_hash("slot"), block])
+    return int(np.random.default_rng(seq).permutation(n_options)[offset])

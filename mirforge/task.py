@@ -1,0 +1,206 @@
+"""The task-plugin contract.
+
+A task turns an RNG into a scene, a scene into a question whose answer is computed from the scene, the scene
+into images, and the measured images back into an answer (the verifier). The pipeline
+(:mod:`mirforge.pipeline`) drives these steps; a plugin never picks the answer letter, never touches global
+state and never writes files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from mirforge import CATEGORIES, LETTERS
+from mirforge.errors import InputError
+
+
+@dataclass
+class TaskConfig:
+    """Knobs shared by every task. Subclass it (as a dataclass) and extend :meth:`validate`."""
+
+    n_options: int = 4
+    max_tries: int = 30
+
+    def validate(self) -> None:
+        ensure(2 <= self.n_options <= len(LETTERS), "n_options", f"must be between 2 and {len(LETTERS)}")
+        ensure(self.max_tries >= 1, "max_tries", "must be at least 1")
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any], *, owner: str) -> TaskConfig:
+        """Build and validate a config, coercing strings from the command line; errors name ``owner.field``."""
+        hints = typing.get_type_hints(cls)
+        known = {f.name for f in dataclasses.fields(cls)}
+        kwargs = {}
+        for key, raw in values.items():
+            if key not in known:
+                raise InputError(f"{owner}.{key}: unknown config field; known fields: {', '.join(sorted(known))}")
+            kwargs[key] = _coerce(raw, hints[key], f"{owner}.{key}")
+        config = cls(**kwargs)
+        try:
+            config.validate()
+        except ValueError as exc:
+            raise InputError(f"{owner}.{exc}") from None
+        return config
+
+
+def ensure(condition: bool, field_name: str, message: str) -> None:
+    """Raise the ``ValueError`` that :meth:`TaskConfig.validate` reports as ``task.field: message``."""
+    if not condition:
+        raise ValueError(f"{field_name}: {message}")
+
+
+def _coerce(raw: Any, hint: Any, where: str) -> Any:
+    origin = typing.get_origin(hint)
+    if origin in (tuple, list):
+        items = raw.split(",") if isinstance(raw, str) else raw
+        if not isinstance(items, (list, tuple)):
+            raise InputError(f"{where}: expected a list, got {raw!r}")
+        args = typing.get_args(hint)
+        item_type = args[0] if args else str
+        return origin(_coerce(item, item_type, where) for item in items)
+    if hint is bool:
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and raw.lower() in ("true", "false", "1", "0", "yes", "no"):
+            return raw.lower() in ("true", "1", "yes")
+        raise InputError(f"{where}: expected true or false, got {raw!r}")
+    if hint in (int, float, str):
+        if isinstance(raw, bool) or (hint is str and not isinstance(raw, str)):
+            raise InputError(f"{where}: expected {hint.__name__}, got {raw!r}")
+        try:
+            value = hint(raw)
+        except (TypeError, ValueError):
+            raise InputError(f"{where}: expected {hint.__name__}, got {raw!r}") from None
+        if hint is int and isinstance(raw, float) and raw != value:
+            raise InputError(f"{where}: expected int, got {raw!r}")
+        return value
+    return raw
+
+
+@dataclass(frozen=True)
+class Needs:
+    """What a task needs from the machine that runs it, so an executor can place it."""
+
+    gpu: bool = False
+    renderer: str | None = "pyrender"  # None: no GL context needed
+    cost: float = 1.0  # relative seconds per instance, for shard planning
+
+
+@dataclass
+class Question:
+    """A multiple-choice question. ``text`` holds one ``<image>`` slot per image, in order."""
+
+    text: str
+    options: list[str]
+    answer: int  # index into options
+    facts: dict[str, Any] = field(default_factory=dict)  # what templates and the verifier need
+
+    @property
+    def letter(self) -> str:
+        return LETTERS[self.answer]
+
+    def lettered(self) -> dict[str, str]:
+        return {LETTERS[i]: text for i, text in enumerate(self.options)}
+
+
+@dataclass
+class Region:
+    image: int
+    name: str
+    box: list[int]  # [x0, y0, x1, y1] pixels, x1/y1 exclusive
+
+    def to_json(self) -> dict[str, Any]:
+        return {"image": self.image, "name": self.name, "box": [int(v) for v in self.box]}
+
+
+@dataclass
+class Rendered:
+    """What a task drew: images, the facts measured from them, and the regions the text refers to."""
+
+    images: list[np.ndarray]
+    measured: dict[str, Any]
+    regions: list[Region]
+
+
+@dataclass
+class Steps:
+    """The five MIR reasoning steps."""
+
+    summary: str
+    caption: list[str]
+    text2img: str
+    img2img: str
+    conclusion: str
+
+
+def place(correct: Any, distractors: list[Any], slot: int) -> list[Any]:
+    """Options with the correct one at ``slot`` and the distractors, in their given order, around it."""
+    if len(distractors) < 1 or not 0 <= slot <= len(distractors):
+        raise ValueError(f"slot {slot} does not fit {len(distractors) + 1} options")
+    return [*distractors[:slot], correct, *distractors[slot:]]
+
+
+class Task:
+    """Base class of task plugins. Subclasses set the class attributes and implement the five methods."""
+
+    name: ClassVar[str]
+    category: ClassVar[str]
+    description: ClassVar[str]
+    Config: ClassVar[type[TaskConfig]] = TaskConfig
+    levels: ClassVar[tuple[int, ...]] = (1, 2, 3)
+    needs: ClassVar[Needs] = Needs()
+    image_size: ClassVar[int] = 448
+
+    def __init__(self, config: TaskConfig | None = None):
+        self.config = config if config is not None else self.Config()
+        self.config.validate()
+
+    @classmethod
+    def check_contract(cls) -> None:
+        """Raise ``TypeError`` naming what a plugin class lacks."""
+        for attr in ("name", "category", "description"):
+            if not isinstance(getattr(cls, attr, None), str):
+                raise TypeError(f"{cls.__module__}.{cls.__qualname__} must set the class attribute {attr!r} (str)")
+        if cls.category not in CATEGORIES:
+            raise TypeError(f"{cls.__qualname__}.category is {cls.category!r}; expected one of {CATEGORIES}")
+        if not (dataclasses.is_dataclass(cls.Config) and issubclass(cls.Config, TaskConfig)):
+            raise TypeError(f"{cls.__qualname__}.Config must be a dataclass subclassing TaskConfig")
+        for method in ("sample", "ask", "render", "verify", "step_facts"):
+            if getattr(cls, method) is getattr(Task, method):
+                raise TypeError(f"{cls.__qualname__} must implement {method}()")
+
+    # -- the contract ---------------------------------------------------------------------------------------
+    def knobs(self, level: int) -> dict[str, Any]:
+        """The named difficulty knobs of ``level``, recorded in each instance."""
+        return {}
+
+    def sample(self, rng: np.random.Generator, level: int) -> Any:
+        """A scene: typed facts from which everything else is computed. Raise ``Reject`` if ambiguous."""
+        raise NotImplementedError
+
+    def ask(self, scene: Any, rng: np.random.Generator, slot: int) -> Question:
+        """The question, with the correct option at index ``slot`` (see :func:`place`)."""
+        raise NotImplementedError
+
+    def render(self, scene: Any, question: Question) -> Rendered:
+        """The images, with facts measured from the pixels and the regions the text refers to."""
+        raise NotImplementedError
+
+    def verify(self, question: Question, rendered: Rendered) -> int:
+        """Re-derive the answer index from ``rendered.measured`` alone (never from the scene)."""
+        raise NotImplementedError
+
+    def step_facts(self, scene: Any, question: Question, rendered: Rendered) -> dict[str, Any]:
+        """The structured facts the step templates render from."""
+        raise NotImplementedError
+
+    def template_dir(self) -> Path:
+        """Folder of the Jinja templates ``summary.j2``, ``caption.j2`` (one line per image), ``text2img.j2``,
+        ``img2img.j2`` and ``conclusion.j2``. Plugins outside mirforge override this."""
+        return Path(__file__).parent / "templates" / self.name

@@ -1,0 +1,82 @@
+"""The five reasoning steps, rendered from a task's structured facts with Jinja templates.
+
+Templates run in Jinja's sandbox with ``StrictUndefined``: a missing fact is an error, never an empty string,
+and a user's template folder (``--templates DIR``, one sub-folder per task) cannot reach Python internals.
+``pick(a, b, ...)`` chooses a phrasing with the instance's RNG, so the text varies but stays reproducible.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import numpy as np
+from jinja2.sandbox import SandboxedEnvironment
+
+from mirforge.errors import MirforgeError
+from mirforge.task import Steps, Task
+
+STEP_FILES = ("summary", "caption", "text2img", "img2img", "conclusion")
+COMMON_DIR = Path(__file__).parent / "common"
+
+
+def fmt_box(box: list[int]) -> str:
+    return "[" + ", ".join(str(int(v)) for v in box) + "]"
+
+
+def join_and(items: list[Any], word: str = "and") -> str:
+    items = [str(i) for i in items]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + f" {word} " + items[-1]
+
+
+@cache
+def _environment(dirs: tuple[str, ...]) -> SandboxedEnvironment:
+    env = SandboxedEnvironment(
+        loader=jinja2.FileSystemLoader(list(dirs)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+        autoescape=False,
+    )
+    env.filters["box"] = fmt_box
+    env.filters["join_and"] = join_and
+    env.filters["ordinal"] = ordinal
+    return env
+
+
+def ordinal(n: int) -> str:
+    words = ["zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"]
+    return words[n] if 0 <= n < len(words) else f"{n}th"
+
+
+def render_steps(task: Task, facts: dict[str, Any], n_images: int, rng: np.random.Generator,
+                 override_dir: Path | None = None) -> Steps:
+    dirs = [str(task.template_dir()), str(COMMON_DIR)]
+    if override_dir is not None:
+        dirs.insert(0, str(Path(override_dir) / task.name))
+    env = _environment(tuple(dirs))
+
+    def pick(*choices: Any) -> Any:
+        return choices[int(rng.integers(len(choices)))]
+
+    def render(name: str, **extra: Any) -> str:
+        try:
+            text = env.get_template(f"{name}.j2").render(facts, pick=pick, **extra)
+        except jinja2.TemplateNotFound:
+            raise MirforgeError(f"task {task.name}: template {name}.j2 not found in {dirs[0]}") from None
+        except jinja2.UndefinedError as exc:
+            raise MirforgeError(f"task {task.name}: template {name}.j2: {exc.message}") from None
+        return " ".join(text.split())
+
+    return Steps(
+        summary=render("summary"),
+        caption=[render("caption", i=i) for i in range(n_images)],
+        text2img=render("text2img"),
+        img2img=render("img2img"),
+        conclusion=render("conclusion"),
+    )
