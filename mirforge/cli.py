@@ -11,8 +11,12 @@ import typer
 
 from mirforge.errors import InputError, MirforgeError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="Generate verified interleaved multi-image reasoning benchmarks (MIR style).")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Generate verified interleaved multi-image reasoning benchmarks (MIR style).",
+)
 
 
 def fail(message: str, code: int) -> None:
@@ -61,15 +65,22 @@ def generate(
         raise InputError(f"--executor: {executor!r} is not one of {', '.join(EXECUTORS)}")
     from mirforge.registry import resolve
 
-    config = RunConfig(tasks=tuple(resolve(tasks)), n=n, seed=seed,
-                       split=split, shard_size=shard_size, task_config=parse_sets(set_),
-                       templates=str(templates) if templates else None)
-    summary = run(config, out, workers=workers, executor=executor, address=address,
-                  progress=not quiet)
+    config = RunConfig(
+        tasks=tuple(resolve(tasks)),
+        n=n,
+        seed=seed,
+        split=split,
+        shard_size=shard_size,
+        task_config=parse_sets(set_),
+        templates=str(templates) if templates else None,
+    )
+    summary = run(config, out, workers=workers, executor=executor, address=address, progress=not quiet)
     if not quiet:
         rate = summary.images / summary.seconds if summary.seconds else 0.0
-        typer.echo(f"{summary.instances} instances, {summary.images} images in {summary.seconds:.1f} s "
-                   f"({rate:.1f} images/s); {summary.shards_skipped} complete shards skipped; dataset in {out}")
+        typer.echo(
+            f"{summary.instances} instances, {summary.images} images in {summary.seconds:.1f} s "
+            f"({rate:.1f} images/s); {summary.shards_skipped} complete shards skipped; dataset in {out}"
+        )
 
 
 @app.command()
@@ -92,7 +103,7 @@ def tasks() -> None:
     """List the task plugins: built-ins and installed entry points."""
     from mirforge.registry import available, load
 
-    for name, target in available().items():
+    for name, _target in available().items():
         try:
             cls = load(name)
             typer.echo(f"{name:24} {cls.category:11} {cls.description}")

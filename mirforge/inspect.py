@@ -28,8 +28,11 @@ def regenerate_and_compare(root: Path, line: str) -> list[str]:
     manifest = json.loads((Path(root) / MANIFEST).read_text())
     config = manifest["splits"][record["split"]]["config"]
     task = task_for(record["task"], frozen(config["task_config"].get(record["task"], {})))
-    spec = RunSpec(run_seed=config["seed"], split=config["split"],
-                   templates=Path(config["templates"]) if config["templates"] else None)
+    spec = RunSpec(
+        run_seed=config["seed"],
+        split=config["split"],
+        templates=Path(config["templates"]) if config["templates"] else None,
+    )
     fresh = generate_one(task, spec, record["provenance"]["index"])
     differences = []
     if fresh.instance.to_json() != line:

@@ -51,8 +51,9 @@ def check_question(task: Task, question: Question, slot: int) -> None:
     if question.answer != slot:
         raise MirforgeError(f"task {task.name}: ask() put the answer at {question.answer}, not at slot {slot}")
     if len(question.options) != task.config.n_options:
-        raise MirforgeError(f"task {task.name}: ask() gave {len(question.options)} options, "
-                            f"config.n_options is {task.config.n_options}")
+        raise MirforgeError(
+            f"task {task.name}: ask() gave {len(question.options)} options, config.n_options is {task.config.n_options}"
+        )
 
 
 def generate_one(task: Task, spec: RunSpec, index: int) -> Generated:
@@ -88,16 +89,30 @@ def generate_one(task: Task, spec: RunSpec, index: int) -> Generated:
         timings["encode"] += time.perf_counter() - t4
         return Generated(instance, images, dict(timings), rejections)
     common = ", ".join(f"{why} ({n})" for why, n in rejections.most_common(3))
-    raise MirforgeError(f"task {task.name}, index {index}: no acceptable scene in {task.config.max_tries} tries "
-                        f"(rejected: {common}); loosen the task's config or raise max_tries")
+    raise MirforgeError(
+        f"task {task.name}, index {index}: no acceptable scene in {task.config.max_tries} tries "
+        f"(rejected: {common}); loosen the task's config or raise max_tries"
+    )
 
 
-def assemble(task: Task, spec: RunSpec, index: int, level: int, seq: np.random.SeedSequence, attempt: int,
-             scene: object, question: Question, rendered: Rendered, rng: np.random.Generator) -> Instance:
+def assemble(
+    task: Task,
+    spec: RunSpec,
+    index: int,
+    level: int,
+    seq: np.random.SeedSequence,
+    attempt: int,
+    scene: object,
+    question: Question,
+    rendered: Rendered,
+    rng: np.random.Generator,
+) -> Instance:
     n_images = len(rendered.images)
     if question.text.count(IMAGE_SLOT) != n_images:
-        raise MirforgeError(f"task {task.name}: question has {question.text.count(IMAGE_SLOT)} image slots "
-                            f"but render() drew {n_images} images")
+        raise MirforgeError(
+            f"task {task.name}: question has {question.text.count(IMAGE_SLOT)} image slots "
+            f"but render() drew {n_images} images"
+        )
     facts = task.step_facts(scene, question, rendered)
     facts.setdefault("answer", question.letter)
     facts.setdefault("options", question.lettered())

@@ -26,7 +26,8 @@ def available() -> dict[str, str]:
         if ep.name in targets and targets[ep.name] != ep.value:
             raise MirforgeError(
                 f"task {ep.name!r} is registered twice: {targets[ep.name]} and {ep.value} "
-                f"(entry point of {ep.dist.name if ep.dist else 'an unknown package'}); rename one")
+                f"(entry point of {ep.dist.name if ep.dist else 'an unknown package'}); rename one"
+            )
         targets[ep.name] = ep.value
     return dict(sorted(targets.items()))
 

@@ -28,8 +28,9 @@ def object_name(color: str, shape: str) -> str:
     return f"{color} {SHAPE_NOUNS[shape]}"
 
 
-def draw_distinct(make: Callable[[], T], n: int, exclude: list[T], key: Callable[[T], Hashable] = lambda x: x,
-                  tries: int = 200) -> list[T]:
+def draw_distinct(
+    make: Callable[[], T], n: int, exclude: list[T], key: Callable[[T], Hashable] = lambda x: x, tries: int = 200
+) -> list[T]:
     """``n`` values from ``make()`` that differ (by ``key``) from each other and from ``exclude``.
 
     Raises :class:`Reject` when the space is too small, so the pipeline draws a new scene.

@@ -71,14 +71,16 @@ def _unit_mesh(shape: str) -> trimesh.Trimesh:
 @cache
 def _mesh(shape: str, color: tuple[int, int, int]) -> pyrender.Mesh:
     material = pyrender.MetallicRoughnessMaterial(
-        baseColorFactor=[c / 255 for c in color] + [1.0], metallicFactor=0.0, roughnessFactor=0.9)
+        baseColorFactor=[c / 255 for c in color] + [1.0], metallicFactor=0.0, roughnessFactor=0.9
+    )
     return pyrender.Mesh.from_trimesh(_unit_mesh(shape), material=material, smooth=shape in ("sphere", "capsule"))
 
 
 @cache
 def _ground(color: tuple[int, int, int]) -> pyrender.Mesh:
     material = pyrender.MetallicRoughnessMaterial(
-        baseColorFactor=[c / 255 for c in color] + [1.0], metallicFactor=0.0, roughnessFactor=1.0)
+        baseColorFactor=[c / 255 for c in color] + [1.0], metallicFactor=0.0, roughnessFactor=1.0
+    )
     plane = trimesh.creation.box((40, 40, 0.02))
     plane.apply_translation((0, 0, -0.011))
     return pyrender.Mesh.from_trimesh(plane, material=material)
@@ -93,7 +95,8 @@ class Renderer:
         except Exception as exc:  # the GL stack reports missing libraries in many shapes
             raise MirforgeError(
                 f"cannot create an offscreen {RENDERER_NAME} context ({type(exc).__name__}: {exc}); "
-                "install libegl1 libgl1 (EGL) or libosmesa6 and set MIRFORGE_GL=osmesa") from exc
+                "install libegl1 libgl1 (EGL) or libosmesa6 and set MIRFORGE_GL=osmesa"
+            ) from exc
         self.size = size
 
     def views(self, scene: Scene3D, cameras: list[Camera], *, seg: bool = True, flat: bool = False) -> list[View]:
@@ -109,10 +112,9 @@ class Renderer:
             ids = None
             if seg:
                 seg_rgb, depth = self._r.render(pr_scene, flags=pyrender.RenderFlags.SEG, seg_node_map=seg_map)
-                ids = (seg_rgb[..., 0].astype(np.int16) | (seg_rgb[..., 1].astype(np.int16) << 8))
+                ids = seg_rgb[..., 0].astype(np.int16) | (seg_rgb[..., 1].astype(np.int16) << 8)
             pr_scene.remove_node(cam_node)
-            out.append(View(rgb=np.ascontiguousarray(rgb[..., :3]), ids=ids,
-                            depth=np.asarray(depth, dtype=np.float32)))
+            out.append(View(rgb=np.ascontiguousarray(rgb[..., :3]), ids=ids, depth=np.asarray(depth, dtype=np.float32)))
         return out
 
     def _build(self, scene: Scene3D) -> tuple[pyrender.Scene, list[pyrender.Node]]:
@@ -122,8 +124,11 @@ class Renderer:
             pr_scene.add(_ground(scene.ground_color))
         nodes = [pr_scene.add(_mesh(o.shape, o.color), pose=o.pose()) for o in scene.objects]
         direction = np.asarray(scene.light_direction, dtype=float)
-        light_pose = Camera(eye=tuple(-direction), target=(0, 0, 0),
-                            up=(0, 1, 0) if abs(direction[2]) > 0.99 * np.linalg.norm(direction) else (0, 0, 1))
+        light_pose = Camera(
+            eye=tuple(-direction),
+            target=(0, 0, 0),
+            up=(0, 1, 0) if abs(direction[2]) > 0.99 * np.linalg.norm(direction) else (0, 0, 1),
+        )
         pr_scene.add(pyrender.DirectionalLight(color=np.ones(3), intensity=3.0), pose=light_pose.pose())
         return pr_scene, nodes
 

@@ -117,13 +117,20 @@ class Scene3D:
         raise KeyError(name)
 
 
-def orbit_camera(azimuth_deg: float, elevation_deg: float, distance: float,
-                 target: tuple[float, float, float] = (0.0, 0.0, 0.3), yfov: float = math.pi / 4) -> Camera:
+def orbit_camera(
+    azimuth_deg: float,
+    elevation_deg: float,
+    distance: float,
+    target: tuple[float, float, float] = (0.0, 0.0, 0.3),
+    yfov: float = math.pi / 4,
+) -> Camera:
     """A perspective camera on a sphere around ``target``; azimuth 0 looks from -y toward +y (the front)."""
     az, el = math.radians(azimuth_deg), math.radians(elevation_deg)
-    eye = (target[0] + distance * math.cos(el) * math.sin(az),
-           target[1] - distance * math.cos(el) * math.cos(az),
-           target[2] + distance * math.sin(el))
+    eye = (
+        target[0] + distance * math.cos(el) * math.sin(az),
+        target[1] - distance * math.cos(el) * math.cos(az),
+        target[2] + distance * math.sin(el),
+    )
     return Camera(eye=eye, target=target, yfov=yfov)
 
 
@@ -135,6 +142,7 @@ def ortho_view(which: str, half_extent: float, height: float = 0.5) -> Camera:
     if which == "side":
         return Camera(eye=(far, 0, height), target=(0, 0, height), projection="orthographic", half_extent=half_extent)
     if which == "top":
-        return Camera(eye=(0, 0, far), target=(0, 0, 0), up=(0, 1, 0), projection="orthographic",
-                      half_extent=half_extent)
+        return Camera(
+            eye=(0, 0, far), target=(0, 0, 0), up=(0, 1, 0), projection="orthographic", half_extent=half_extent
+        )
     raise ValueError(f"unknown orthographic view {which!r}; expected front, side or top")

@@ -52,15 +52,28 @@ def prepare(config: RunConfig, out: Path) -> tuple[Manifest, list[Shard], list[S
     return manifest, shards, todo
 
 
-def generate(config: RunConfig, out: Path, *, workers: int = 1, executor: str = "local",
-             address: str | None = None, progress: bool = True) -> Summary:
+def generate(
+    config: RunConfig,
+    out: Path,
+    *,
+    workers: int = 1,
+    executor: str = "local",
+    address: str | None = None,
+    progress: bool = True,
+) -> Summary:
     manifest, shards, todo = prepare(config, out)
     out.mkdir(parents=True, exist_ok=True)
     remove_temporaries(out)
     manifest.save()
     summary = Summary(shards_skipped=len(shards) - len(todo))
-    bar = tqdm(total=sum(len(s) for s in shards), initial=sum(len(s) for s in shards if s not in todo),
-               unit="inst", desc=f"generate {config.split}", disable=not progress, dynamic_ncols=True)
+    bar = tqdm(
+        total=sum(len(s) for s in shards),
+        initial=sum(len(s) for s in shards if s not in todo),
+        unit="inst",
+        desc=f"generate {config.split}",
+        disable=not progress,
+        dynamic_ncols=True,
+    )
     t0 = time.perf_counter()
     try:
         if executor == "local":

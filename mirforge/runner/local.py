@@ -16,8 +16,9 @@ def render_threads(workers: int) -> int:
     return max(1, (os.cpu_count() or 1) // workers)
 
 
-def run_local(shards: list[Shard], config: RunConfig, root: str, workers: int,
-              on_instance: Callable[[int], None]) -> Iterator[ShardResult]:
+def run_local(
+    shards: list[Shard], config: RunConfig, root: str, workers: int, on_instance: Callable[[int], None]
+) -> Iterator[ShardResult]:
     ctx = mp.get_context("spawn")
     progress = ctx.SimpleQueue()
 

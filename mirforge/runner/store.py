@@ -23,8 +23,18 @@ from mirforge.instance import mir_view
 
 MANIFEST = "manifest.json"
 TMP_MARK = ".tmp-"
-VERSIONED = ("numpy", "trimesh", "pyrender2", "PyOpenGL", "opencv-python-headless", "matplotlib", "jinja2",
-             "jsonschema", "moviepy", "imageio-ffmpeg")
+VERSIONED = (
+    "numpy",
+    "trimesh",
+    "pyrender2",
+    "PyOpenGL",
+    "opencv-python-headless",
+    "matplotlib",
+    "jinja2",
+    "jsonschema",
+    "moviepy",
+    "imageio-ffmpeg",
+)
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -101,7 +111,8 @@ class Manifest:
             changed = sorted(k for k in config if existing["config"].get(k) != config[k])
             raise InputError(
                 f"--out: split {split!r} in {self.root} was generated with a different config "
-                f"({', '.join(changed)} differ); use a new --out folder or another --split")
+                f"({', '.join(changed)} differ); use a new --out folder or another --split"
+            )
         if existing is None:
             self.data["splits"][split] = {"config": config, "shards": {}, "complete": False}
         self.data["mirforge"] = __version__

@@ -50,8 +50,9 @@ def frozen(values: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
 def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
     out = Path(root)
     task = task_for(shard.task, frozen(config.task_config.get(shard.task, {})))
-    spec = RunSpec(run_seed=config.seed, split=config.split,
-                   templates=Path(config.templates) if config.templates else None)
+    spec = RunSpec(
+        run_seed=config.seed, split=config.split, templates=Path(config.templates) if config.templates else None
+    )
     lines, images = [], []
     timings: Counter = Counter()
     rejections: Counter = Counter()
@@ -77,9 +78,16 @@ def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
     data = ("\n".join(lines) + "\n").encode()
     atomic_write(out / shard.path, data)
     timings["write"] += time.perf_counter() - t2
-    entry = {"task": shard.task, "start": shard.start, "stop": shard.stop, "instances": len(lines),
-             "images": len(images), "sha256": sha256(data), "images_sha256": images_digest(out, images),
-             "rejections": dict(sorted(rejections.items()))}
+    entry = {
+        "task": shard.task,
+        "start": shard.start,
+        "stop": shard.stop,
+        "instances": len(lines),
+        "images": len(images),
+        "sha256": sha256(data),
+        "images_sha256": images_digest(out, images),
+        "rejections": dict(sorted(rejections.items())),
+    }
     return ShardResult(shard, entry, dict(timings), len(lines), len(images))
 
 

@@ -54,8 +54,9 @@ def ordinal(n: int) -> str:
     return words[n] if 0 <= n < len(words) else f"{n}th"
 
 
-def render_steps(task: Task, facts: dict[str, Any], n_images: int, rng: np.random.Generator,
-                 override_dir: Path | None = None) -> Steps:
+def render_steps(
+    task: Task, facts: dict[str, Any], n_images: int, rng: np.random.Generator, override_dir: Path | None = None
+) -> Steps:
     dirs = [str(task.template_dir()), str(COMMON_DIR)]
     if override_dir is not None:
         dirs.insert(0, str(Path(override_dir) / task.name))

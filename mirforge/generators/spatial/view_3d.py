@@ -37,8 +37,11 @@ class View3DConfig(TaskConfig):
     def validate(self) -> None:
         super().validate()
         ensure(len(self.objects_per_level) == 3, "objects_per_level", "needs one count per level (3 values)")
-        ensure(all(2 <= n <= 9 for n in self.objects_per_level), "objects_per_level",
-               "each count must be between 2 and 9 (the grid has 9 cells)")
+        ensure(
+            all(2 <= n <= 9 for n in self.objects_per_level),
+            "objects_per_level",
+            "each count must be between 2 and 9 (the grid has 9 cells)",
+        )
         ensure(self.min_visible_px > 0, "min_visible_px", "must be positive")
 
 
@@ -56,8 +59,10 @@ class View3D(Task):
     Config = View3DConfig
 
     def knobs(self, level: int) -> dict[str, Any]:
-        return {"n_objects": self.config.objects_per_level[level - 1],
-                "distractors": ("shuffle", "swap", "nudge")[level - 1]}
+        return {
+            "n_objects": self.config.objects_per_level[level - 1],
+            "distractors": ("shuffle", "swap", "nudge")[level - 1],
+        }
 
     # -- scene and question ---------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, level: int) -> Scene:
@@ -69,19 +74,28 @@ class View3D(Task):
         for color, shape, cell in zip(colors, shapes, cells, strict=True):
             width = float(rng.uniform(0.45, 0.8))
             depth = width if shape != "box" else float(rng.uniform(0.45, 0.8))
-            objects.append(Object3D(name=object_name(color, shape), shape=shape,
-                                    size=(width, depth, float(rng.uniform(0.4, 1.1))),
-                                    color=PALETTE[color], position=_cell_xy(cell)))
+            objects.append(
+                Object3D(
+                    name=object_name(color, shape),
+                    shape=shape,
+                    size=(width, depth, float(rng.uniform(0.4, 1.1))),
+                    color=PALETTE[color],
+                    position=_cell_xy(cell),
+                )
+            )
         return Scene(objects=tuple(objects), layout=tuple(cells), distractor_kind=knobs["distractors"])
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
-        distractors = draw_distinct(lambda: _mutate(scene.layout, scene.distractor_kind, rng),
-                                    self.config.n_options - 1, exclude=[scene.layout])
+        distractors = draw_distinct(
+            lambda: _mutate(scene.layout, scene.distractor_kind, rng), self.config.n_options - 1, exclude=[scene.layout]
+        )
         layouts = place(scene.layout, distractors, slot)
         k = len(layouts)
         slots = " ".join(["<image>"] * k)
-        text = (f"<image> is the front view and <image> the side view (seen from the right) of some objects "
-                f"standing on a table. Which of these {k} top views, {slots}, shows the same objects from above?")
+        text = (
+            f"<image> is the front view and <image> the side view (seen from the right) of some objects "
+            f"standing on a table. Which of these {k} top views, {slots}, shows the same objects from above?"
+        )
         options = [f"The top view in Image {3 + i}" for i in range(k)]
         return Question(text=text, options=options, answer=slot, facts={"layouts": layouts})
 
@@ -90,14 +104,16 @@ class View3D(Task):
         from mirforge.render.gl import renderer
 
         r = renderer(self.image_size)
-        front, side = r.views(Scene3D(scene.objects), [ortho_view("front", HALF_EXTENT), ortho_view("side", HALF_EXTENT)])
+        front, side = r.views(
+            Scene3D(scene.objects), [ortho_view("front", HALF_EXTENT), ortho_view("side", HALF_EXTENT)]
+        )
         tops = []
         for layout in question.facts["layouts"]:
             moved = tuple(_moved(o, cell) for o, cell in zip(scene.objects, layout, strict=True))
             tops.extend(r.views(Scene3D(moved), [ortho_view("top", HALF_EXTENT)]))
         names = [o.name for o in scene.objects]
         min_px = self.config.min_visible_px
-        for i, name in enumerate(names):
+        for i, _name in enumerate(names):
             if front.pixels(i) < min_px and side.pixels(i) < min_px:
                 raise Reject("object hidden in both front and side views")
         regions = []
@@ -107,8 +123,9 @@ class View3D(Task):
         measured = {
             "front_x": {n: _cols(front, i, min_px) for i, n in enumerate(names)},
             "side_y": {n: _cols(side, i, min_px) for i, n in enumerate(names)},
-            "top_xy": [{n: [_cols(top, i, 1), _flipped_rows(top, i, size)] for i, n in enumerate(names)}
-                       for top in tops],
+            "top_xy": [
+                {n: [_cols(top, i, 1), _flipped_rows(top, i, size)] for i, n in enumerate(names)} for top in tops
+            ],
         }
         return Rendered(images=[front.rgb, side.rgb, *(t.rgb for t in tops)], measured=measured, regions=regions)
 
@@ -128,12 +145,17 @@ class View3D(Task):
         candidates = []
         for k, layout in enumerate(question.facts["layouts"]):
             conflicts = _conflicts(m, k)
-            candidates.append({
-                "letter": "ABCDEFGH"[k], "image": 3 + k,
-                "cells": [{"name": n, "where": f"{ROWS[row]} {COLUMNS[col]}", "box": boxes.get((2 + k, n))}
-                          for n, (col, row) in zip(names, layout, strict=True)],
-                "conflict": conflicts[0] if conflicts else None,
-            })
+            candidates.append(
+                {
+                    "letter": "ABCDEFGH"[k],
+                    "image": 3 + k,
+                    "cells": [
+                        {"name": n, "where": f"{ROWS[row]} {COLUMNS[col]}", "box": boxes.get((2 + k, n))}
+                        for n, (col, row) in zip(names, layout, strict=True)
+                    ],
+                    "conflict": conflicts[0] if conflicts else None,
+                }
+            )
         return {
             "names": names,
             "front": [{"name": n, "box": boxes[(0, n)]} for n in front_order],
@@ -165,8 +187,11 @@ def _mutate(layout: Layout, kind: str, rng: np.random.Generator) -> Layout:
     # nudge: one object to a free neighbouring cell
     i = int(rng.integers(len(cells)))
     col, row = cells[i]
-    options = [(col + dc, row + dr) for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))
-               if 0 <= col + dc < 3 and 0 <= row + dr < 3 and (col + dc, row + dr) not in cells]
+    options = [
+        (col + dc, row + dr)
+        for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))
+        if 0 <= col + dc < 3 and 0 <= row + dr < 3 and (col + dc, row + dr) not in cells
+    ]
     if not options:
         return _mutate(layout, "swap", rng)
     cells[i] = options[int(rng.integers(len(options)))]
