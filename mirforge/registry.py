@@ -16,6 +16,17 @@ GROUP = "mirforge.tasks"
 
 BUILTINS: dict[str, str] = {
     "view_3d": "mirforge.generators.spatial.view_3d:View3D",
+    "location_relationship": "mirforge.generators.spatial.location_relationship:LocationRelationship",
+    "depth_relationship": "mirforge.generators.spatial.depth_relationship:DepthRelationship",
+    "forced_perspective": "mirforge.generators.spatial.forced_perspective:ForcedPerspective",
+    "speed_comparison": "mirforge.generators.sequential.speed_comparison:SpeedComparison",
+    "motion_detection": "mirforge.generators.sequential.motion_detection:MotionDetection",
+    "process_order": "mirforge.generators.sequential.process_order:ProcessOrder",
+    "image_puzzle": "mirforge.generators.sequential.image_puzzle:ImagePuzzle",
+    "chart_analysis": "mirforge.generators.analytical.chart_analysis:ChartAnalysis",
+    "weight_comparison": "mirforge.generators.analytical.weight_comparison:WeightComparison",
+    "scale_blur": "mirforge.generators.analytical.scale_blur:ScaleBlur",
+    "yes_but": "mirforge.generators.analytical.yes_but:YesBut",
 }
 
 

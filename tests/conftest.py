@@ -1,0 +1,52 @@
+"""Shared helpers for task tests: build instances in-process, as a worker would."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from mirforge.errors import Reject
+from mirforge.pipeline import Generated, RunSpec, generate_one, level_of
+from mirforge.registry import load
+from mirforge.seeding import attempt_rng, balanced_slot, instance_seed
+from mirforge.task import Question, Task
+
+
+def make_task(name: str, **config: Any) -> Task:
+    cls = load(name)
+    return cls(cls.Config.from_dict(config, owner=name))
+
+
+def generate(task: Task, index: int, seed: int = 0, split: str = "test") -> Generated:
+    return generate_one(task, RunSpec(run_seed=seed, split=split), index)
+
+
+def record(generated: Generated) -> dict[str, Any]:
+    return json.loads(generated.instance.to_json())
+
+
+def ask_only(task: Task, index: int, seed: int = 0, split: str = "test") -> tuple[Any, Question]:
+    """Scene and question of an instance without rendering (the first attempt that samples and asks)."""
+    seq = instance_seed(seed, split, task.name, index)
+    slot = balanced_slot(seed, split, task.name, index, task.config.n_options)
+    for attempt in range(task.config.max_tries):
+        rng = attempt_rng(seq, attempt)
+        try:
+            scene = task.sample(rng, level_of(task, index))
+            return scene, task.ask(scene, rng, slot)
+        except Reject:
+            continue
+    raise AssertionError(f"{task.name} {index}: no scene in {task.config.max_tries} tries")
+
+
+def letter_shares(task: Task, n: int = 400, seed: int = 0) -> dict[str, float]:
+    counts = Counter(ask_only(task, i, seed)[1].letter for i in range(n))
+    return {letter: counts[letter] / n for letter in sorted(counts)}
+
+
+@pytest.fixture
+def tmp_out(tmp_path):
+    return tmp_path / "out"
