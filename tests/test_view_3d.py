@@ -6,9 +6,10 @@ import copy
 
 import pytest
 
-from conftest import ask_only, generate, letter_shares, make_task, record
 from mirforge.errors import InputError, Reject
 from mirforge.instance import problems
+
+from conftest import ask_only, generate, letter_shares, make_task, record
 
 
 @pytest.fixture(scope="module")

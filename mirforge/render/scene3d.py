@@ -107,7 +107,7 @@ class Scene3D:
     ground: bool = True
     ground_color: tuple[int, int, int] = (225, 222, 215)
     background: tuple[int, int, int] = (250, 250, 250)
-    light_direction: tuple[float, float, float] = (-0.4, -0.6, -1.0)
+    light_direction: tuple[float, float, float] = (-0.45, 0.55, -1.0)  # lights front, right and top faces
     extras: dict = field(default_factory=dict, compare=False)
 
     def index(self, name: str) -> int:

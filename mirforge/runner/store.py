@@ -12,6 +12,7 @@ import json
 import os
 import platform
 import socket
+import tempfile
 import time
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -79,8 +80,12 @@ def check_writable(out: Path) -> None:
         probe = probe.parent
     if not probe.is_dir():
         raise InputError(f"--out: {probe} exists and is not a folder")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise InputError(f"--out: {probe} is not writable; choose another folder")
+    try:  # os.access is not enough: root passes it on read-only file systems
+        fd, name = tempfile.mkstemp(prefix=".mirforge-probe-", dir=probe)
+        os.close(fd)
+        os.unlink(name)
+    except OSError as exc:
+        raise InputError(f"--out: {probe} is not writable ({exc.strerror}); choose another folder") from None
     if out.exists() and any(out.iterdir()) and not (out / MANIFEST).is_file():
         raise InputError(f"--out: {out} is not empty and holds no {MANIFEST}; choose an empty or new folder")
 

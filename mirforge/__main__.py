@@ -1,0 +1,3 @@
+from mirforge.cli import main
+
+main()

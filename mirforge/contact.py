@@ -1,0 +1,65 @@
+"""A contact sheet: a small PNG grid of a few instances of one task with their question text.
+
+python -m mirforge.contact DATASET --task TASK --out docs/TASK.png [--count 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import textwrap
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+THUMB = 150
+TEXT_H = 118
+FONT = cv2.FONT_HERSHEY_SIMPLEX
+
+
+def contact_sheet(root: Path, task: str, count: int = 3, max_images: int = 6) -> np.ndarray:
+    records = []
+    for path in sorted((root / "instances" / task).glob("*/shard-*.jsonl")):
+        records += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        if len(records) >= count:
+            break
+    if not records:
+        raise SystemExit(f"no instances of {task} under {root}")
+    rows = [_row(root, rec, max_images) for rec in records[:count]]
+    width = max(r.shape[1] for r in rows)
+    rows = [np.pad(r, ((0, 0), (0, width - r.shape[1]), (0, 0)), constant_values=255) for r in rows]
+    return np.vstack(rows)
+
+
+def _row(root: Path, rec: dict, max_images: int) -> np.ndarray:
+    thumbs = []
+    for k, rel in enumerate(rec["images"][:max_images]):
+        img = cv2.resize(cv2.imread(str(root / rel)), (THUMB, THUMB), interpolation=cv2.INTER_AREA)
+        cv2.putText(img, f"Image {k + 1}", (4, 14), FONT, 0.4, (0, 0, 0), 1, cv2.LINE_AA)
+        thumbs.append(cv2.copyMakeBorder(img, 2, 2, 2, 2, cv2.BORDER_CONSTANT, value=(200, 200, 200)))
+    strip = np.hstack(thumbs)
+    text = np.full((TEXT_H, strip.shape[1], 3), 255, np.uint8)
+    options = "  ".join(f"{k}: {v}" for k, v in rec["options"].items())
+    lines = textwrap.wrap(f"{rec['id']}  Q: {rec['question']}", 150)[:5] + textwrap.wrap(options, 150)[:2]
+    lines.append(f"answer: {rec['answer']}   level {rec['difficulty']['level']}")
+    for n, line in enumerate(lines):
+        cv2.putText(text, line, (4, 14 + 14 * n), FONT, 0.36, (0, 0, 0), 1, cv2.LINE_AA)
+    return np.vstack([strip, text, np.full((6, strip.shape[1], 3), 255, np.uint8)])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("dataset", type=Path)
+    parser.add_argument("--task", required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--count", type=int, default=3)
+    args = parser.parse_args()
+    sheet = contact_sheet(args.dataset, args.task, args.count)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(args.out), sheet, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+    print(f"{args.out}: {sheet.shape[1]}x{sheet.shape[0]}, {args.out.stat().st_size // 1024} KB")
+
+
+if __name__ == "__main__":
+    main()

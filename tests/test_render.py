@@ -1,0 +1,54 @@
+"""Offscreen pyrender views: ids, boxes that match projections, depth order."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mirforge.render.scene3d import PALETTE, Object3D, Scene3D, orbit_camera, ortho_view
+
+gl = pytest.importorskip("mirforge.render.gl")
+
+
+def scene() -> Scene3D:
+    return Scene3D(
+        (
+            Object3D("red cube", "box", (0.6, 0.6, 0.6), PALETTE["red"], (-1.0, 0.0)),
+            Object3D("blue cone", "cone", (0.5, 0.5, 0.9), PALETTE["blue"], (1.0, 0.5)),
+            Object3D("green sphere", "sphere", (0.5, 0.5, 0.5), PALETTE["green"], (0.0, -1.0)),
+        )
+    )
+
+
+def test_ids_and_boxes_match_projected_objects():
+    s = scene()
+    cams = [orbit_camera(20, 35, 6.0), ortho_view("top", 2.0)]
+    views = gl.renderer(256).views(s, cams)
+    for cam, view in zip(cams, views, strict=True):
+        assert view.rgb.shape == (256, 256, 3) and view.rgb.dtype == np.uint8
+        assert set(np.unique(view.ids)) == {0, 1, 2, 3}
+        for i, obj in enumerate(s.objects):
+            box = view.box(i)
+            amodal = gl.amodal_box(obj, cam, 256)
+            assert box is not None and view.pixels(i) > 50
+            # the visible box lies inside the projected box of the object's bounding cuboid
+            assert box[0] >= amodal[0] - 1 and box[1] >= amodal[1] - 1
+            assert box[2] <= amodal[2] + 1 and box[3] <= amodal[3] + 1
+            # the object's colour dominates its mask in the colour image
+            mean = view.rgb[view.ids == i + 1].mean(axis=0)
+            assert int(np.argmax(mean)) == int(np.argmax(obj.color))
+
+
+def test_top_view_box_is_the_footprint():
+    view = gl.renderer(256).views(scene(), [ortho_view("top", 2.0)])[0]
+    x0, y0, x1, y1 = view.box(0)  # red cube 0.6 wide at x=-1: 0.6 / 4.0 * 256 = 38.4 px
+    assert abs((x1 - x0) - 38.4) <= 1.5 and abs((y1 - y0) - 38.4) <= 1.5
+    assert abs((x0 + x1) / 2 - (-1.0 / 2.0 + 1) * 128) <= 1.0
+
+
+def test_depth_orders_objects_by_distance():
+    cam = orbit_camera(0, 10, 6.0)  # from the front: the green sphere (y=-1) is nearest
+    view = gl.renderer(256).views(scene(), [cam])[0]
+    depths = [view.mean_depth(i) for i in range(3)]
+    assert depths[2] < depths[0] and depths[2] < depths[1]
+    assert view.depth[view.ids == 0].min() >= 0.0

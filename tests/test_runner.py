@@ -1,0 +1,170 @@
+"""End to end through the CLI: byte-identical reruns, worker counts, SIGKILL and resume, bad input."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import pytest
+
+CMD = [sys.executable, "-m", "mirforge"]
+ARGS = ["generate", "--tasks", "view_3d", "--n", "6", "--seed", "5", "--shard-size", "2", "-q"]
+
+
+def mirforge(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([*CMD, *args], capture_output=True, text=True, timeout=600)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"mirforge {' '.join(args)} exited {proc.returncode}: {proc.stderr[-2000:]}")
+    return proc
+
+
+def tree(root: Path) -> dict[str, str]:
+    """Digest of every file but the manifest, whose timestamps and host legitimately differ."""
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != "manifest.json"
+    }
+
+
+def manifest(root: Path) -> dict:
+    data = json.loads((root / "manifest.json").read_text())
+    for key in ("created", "updated", "host"):
+        data.pop(key)
+    return data
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("ref") / "data"
+    mirforge(*ARGS, "--workers", "2", "--out", str(out))
+    return out
+
+
+def test_reference_validates(reference):
+    proc = mirforge("validate", str(reference))
+    assert "6 instances in 3 shards are valid" in proc.stdout
+    assert len(json.loads((reference / "mir.json").read_text())) == 6
+    assert len(list((reference / "images").rglob("*.png"))) == 36
+
+
+def test_one_worker_gives_the_same_bytes(reference, tmp_path):
+    out = tmp_path / "one"
+    mirforge(*ARGS, "--workers", "1", "--out", str(out))
+    assert tree(out) == tree(reference)
+    assert manifest(out) == manifest(reference)
+
+
+def test_rerun_skips_complete_shards_and_redoes_damaged_ones(reference, tmp_path):
+    out = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(reference), str(out)], check=True)
+    proc = mirforge(*ARGS[:-1], "--out", str(out))
+    assert "3 complete shards skipped" in proc.stdout
+    image = next((out / "images").rglob("000003-2.png"))
+    image.unlink()  # damage one shard: it is no longer complete, and only it is redone
+    proc = mirforge(*ARGS[:-1], "--out", str(out))
+    assert "2 complete shards skipped" in proc.stdout
+    assert tree(out) == tree(reference)
+
+
+def test_sigkill_then_resume_is_byte_identical(reference, tmp_path):
+    out = tmp_path / "killed"
+    proc = subprocess.Popen(
+        [*CMD, *ARGS, "--workers", "1", "--out", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.time() + 120
+    while time.time() < deadline:  # kill once the first shard is recorded, mid-way through the second
+        try:
+            if json.loads((out / "manifest.json").read_text())["splits"]["test"]["shards"]:
+                break
+        except (FileNotFoundError, json.JSONDecodeError, KeyError):
+            pass
+        time.sleep(0.05)
+    time.sleep(0.3)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    for path in out.rglob("*"):  # nothing half-written under a final name
+        if path.is_file() and ".tmp-" not in path.name:
+            if path.suffix == ".png":
+                assert cv2.imread(str(path)) is not None, path
+            elif path.suffix in (".json", ".jsonl"):
+                for line in path.read_text().splitlines():
+                    json.loads(line) if path.suffix == ".jsonl" else None
+                if path.suffix == ".json":
+                    json.loads(path.read_text())
+    mirforge(*ARGS, "--workers", "2", "--out", str(out))
+    assert not [p for p in out.rglob("*") if ".tmp-" in p.name]
+    assert tree(out) == tree(reference)
+    assert manifest(out) == manifest(reference)
+
+
+def test_show_regenerates_an_instance_byte_identically(reference):
+    proc = mirforge("show", "view_3d-test-000004", "--dataset", str(reference), "--regenerate")
+    assert json.loads(proc.stdout)["id"] == "view_3d-test-000004"
+    assert "byte-identical" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--tasks", "nope", "--n", "2"], "--tasks: unknown task 'nope'"),
+        (["--tasks", "view_3d", "--n", "-3"], "--n: must be a positive count"),
+        (["--tasks", "view_3d", "--n", "2", "--set", "view_3d.max_tries=lots"], "view_3d.max_tries: expected int"),
+        (
+            ["--tasks", "view_3d", "--n", "2", "--set", "view_3d.objects_per_level=2,3,40"],
+            "view_3d.objects_per_level: each count must be between 2 and 9",
+        ),
+        (["--tasks", "view_3d", "--n", "2", "--workers", "0"], "--workers: must be at least 1"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, args, message):
+    out = tmp_path / "never"
+    proc = mirforge("generate", *args, "--out", str(out), check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [f"error: {proc.stderr.strip()[7:]}"]
+    assert message in proc.stderr
+    assert not out.exists()
+
+
+def test_unwritable_output_folder(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    for out, message in [(blocker / "sub", "is not a folder"), (Path("/proc/mirforge-out"), "not writable")]:
+        proc = mirforge("generate", "--tasks", "view_3d", "--n", "2", "--out", str(out), check=False)
+        assert proc.returncode == 2, proc.stderr
+        assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_resume_with_another_config_is_refused(reference, tmp_path):
+    out = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(reference), str(out)], check=True)
+    before = tree(out)
+    proc = mirforge(
+        "generate", "--tasks", "view_3d", "--n", "6", "--seed", "6", "--shard-size", "2", "--out", str(out), check=False
+    )
+    assert proc.returncode == 2 and "different config (seed differ)" in proc.stderr
+    assert tree(out) == before
+
+
+def test_validate_reports_corruption(reference, tmp_path):
+    out = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(reference), str(out)], check=True)
+    shard = out / "instances/view_3d/test/shard-00001.jsonl"
+    lines = shard.read_text().splitlines()
+    shard.write_text(lines[0][:50] + "\n" + lines[1] + "\n")
+    next((out / "images").rglob("000000-1.png")).unlink()
+    proc = mirforge("validate", str(out), check=False)
+    assert proc.returncode == 2
+    assert "shard-00001.jsonl: checksum differs" in proc.stderr
+    assert "shard-00001.jsonl:1: not valid JSON" in proc.stderr
+    assert "images/view_3d/test/000000-1.png does not exist" in proc.stderr
