@@ -47,6 +47,7 @@ def generate(
     shard_size: Annotated[int, typer.Option(help="Instances per shard file.")] = 50,
     set_: Annotated[list[str], typer.Option("--set", help="Task config field: TASK.FIELD=VALUE.")] = [],  # noqa: B006
     templates: Annotated[Path | None, typer.Option(help="Folder of template overrides, TASK/STEP.j2.")] = None,
+    renderer: Annotated[str, typer.Option(help="3D backend: moderngl (fast) or pyrender (reference).")] = "moderngl",
     executor: Annotated[str, typer.Option(help="local or ray.")] = "local",
     address: Annotated[str | None, typer.Option(help="Ray cluster address (with --executor ray).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")] = False,
@@ -73,6 +74,7 @@ def generate(
         shard_size=shard_size,
         task_config=parse_sets(set_),
         templates=str(templates) if templates else None,
+        renderer=renderer,
     )
     summary = run(config, out, workers=workers, executor=executor, address=address, progress=not quiet)
     if not quiet:

@@ -149,7 +149,7 @@ def assemble(
 
 def renderer_name(task: Task) -> str | None:
     if task.needs.renderer == "pyrender":
-        from mirforge.render.gl import RENDERER_NAME
+        from mirforge.render.gl import renderer_name as gl_name
 
-        return RENDERER_NAME
+        return gl_name()
     return task.needs.renderer

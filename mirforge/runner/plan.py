@@ -26,8 +26,13 @@ class RunConfig:
     shard_size: int = 50
     task_config: dict[str, dict[str, Any]] = field(default_factory=dict)
     templates: str | None = None
+    renderer: str = "moderngl"
 
     def validate(self) -> None:
+        from mirforge.render.gl import BACKENDS
+
+        if self.renderer not in BACKENDS:
+            raise InputError(f"--renderer: {self.renderer!r} is not one of {', '.join(BACKENDS)}")
         if self.n < 1:
             raise InputError(f"--n: must be a positive count of instances per task, got {self.n}")
         if self.seed < 0:

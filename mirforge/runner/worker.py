@@ -47,7 +47,13 @@ def frozen(values: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in values.items()))
 
 
+def use_renderer(config: RunConfig) -> None:
+    """Select the run's 3D backend in this process (before its first render)."""
+    os.environ["MIRFORGE_RENDERER"] = config.renderer
+
+
 def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
+    use_renderer(config)
     out = Path(root)
     task = task_for(shard.task, frozen(config.task_config.get(shard.task, {})))
     spec = RunSpec(

@@ -1,0 +1,99 @@
+"""A small 2D drawing kit (numpy + OpenCV) for flat scenes: a floor, flat shapes with soft shadows.
+
+Colours are RGB. Shapes are drawn anti-aliased; their interiors keep the exact fill colour, so a colour range
+around the fill finds them again after video compression. Nothing here draws random numbers: callers pass
+every position and colour.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from mirforge.render.scene3d import PALETTE
+
+FLOOR = (238, 234, 226)
+LINE = (214, 209, 200)
+SHADOW = (205, 200, 192)
+# Colours far apart (Chebyshev >= 75 per channel) and far from the floor, so ranges of +-40 never overlap.
+TRACK_COLORS = ("red", "green", "blue", "yellow", "purple", "cyan", "orange", "pink", "brown")
+SHAPES_2D = ("circle", "square", "triangle", "diamond", "hexagon")
+
+
+def shape_name(color: str, shape: str) -> str:
+    return f"{color} {shape}"
+
+
+def floor(size: int, color: tuple[int, int, int] = FLOOR, grid: int = 0) -> np.ndarray:
+    img = np.empty((size, size, 3), np.uint8)
+    img[:] = color
+    if grid:
+        for v in range(grid, size, grid):
+            img[:, v] = LINE
+            img[v, :] = LINE
+    return img
+
+
+def _polygon(shape: str, cx: float, cy: float, r: float) -> np.ndarray | None:
+    if shape == "square":
+        s = r * 0.9
+        pts = [(cx - s, cy - s), (cx + s, cy - s), (cx + s, cy + s), (cx - s, cy + s)]
+    elif shape == "triangle":
+        pts = [(cx + r * math.cos(math.radians(a)), cy - r * math.sin(math.radians(a))) for a in (90, 210, 330)]
+        pts = [(x, y + r * 0.15) for x, y in pts]
+    elif shape == "diamond":
+        pts = [(cx, cy - r), (cx + r, cy), (cx, cy + r), (cx - r, cy)]
+    elif shape == "hexagon":
+        pts = [(cx + r * math.cos(math.radians(a)), cy + r * math.sin(math.radians(a))) for a in range(0, 360, 60)]
+    else:
+        return None
+    return np.array([[round(x * 16), round(y * 16)] for x, y in pts], np.int32)  # 4 fractional bits
+
+
+def draw_shape(
+    img: np.ndarray,
+    shape: str,
+    center: tuple[float, float],
+    radius: float,
+    color: tuple[int, int, int] | str,
+    shadow: bool = True,
+) -> None:
+    """Draw a filled shape in place; ``color`` is an RGB triple or a PALETTE name."""
+    rgb = PALETTE[color] if isinstance(color, str) else color
+    cx, cy = center
+    if shadow:
+        _fill(img, shape, cx + radius * 0.18, cy + radius * 0.22, radius, SHADOW)
+    _fill(img, shape, cx, cy, radius, rgb)
+
+
+def _fill(img: np.ndarray, shape: str, cx: float, cy: float, r: float, rgb: tuple[int, int, int]) -> None:
+    poly = _polygon(shape, cx, cy, r)
+    col = tuple(int(c) for c in rgb)
+    if poly is None:
+        cv2.circle(img, (round(cx * 16), round(cy * 16)), round(r * 16), col, -1, cv2.LINE_AA, shift=4)
+    else:
+        cv2.fillPoly(img, [poly], col, cv2.LINE_AA, shift=4)
+
+
+def rect(img: np.ndarray, box: tuple[float, float, float, float], color: tuple[int, int, int]) -> None:
+    x0, y0, x1, y1 = (round(v) for v in box)
+    img[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = color
+
+
+def vertical_gradient(size: int, top: tuple[int, int, int], bottom: tuple[int, int, int]) -> np.ndarray:
+    t = np.linspace(0, 1, size)[:, None, None]
+    col = (1 - t) * np.array(top, float) + t * np.array(bottom, float)
+    return np.repeat(np.round(col).astype(np.uint8), size, axis=1)
+
+
+TEXT = (70, 70, 70)
+
+
+def timecode(img: np.ndarray, text: str) -> None:
+    """A small dark label in the bottom-left corner, as a camera would stamp it."""
+    if not text:
+        return
+    h = img.shape[0]
+    cv2.putText(img, text, (8, h - 16), cv2.FONT_HERSHEY_SIMPLEX, 0.5, TEXT, 1, cv2.LINE_AA)
