@@ -36,6 +36,26 @@ def parse_sets(values: list[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def rewriter_config(
+    backend: str | None, model: str | None, base_url: str | None, max_calls: int | None
+) -> dict[str, Any] | None:
+    if backend is None:
+        if model or base_url or max_calls is not None:
+            raise InputError("--model/--base-url/--rewrite-max-calls need --rewriter openai")
+        return None
+    if backend != "openai":
+        raise InputError(f"--rewriter: {backend!r} is not a rewriter; use `openai` (any OpenAI-compatible endpoint)")
+    if not model:
+        raise InputError("--model: --rewriter openai needs a model name, e.g. --model Qwen2.5-7B-Instruct")
+    if max_calls is not None and max_calls < 0:
+        raise InputError(f"--rewrite-max-calls: must be >= 0, got {max_calls}")
+    try:
+        import openai  # noqa: F401
+    except ImportError:
+        raise InputError("--rewriter openai needs the [llm] extra: pip install 'mirforge[llm]'") from None
+    return {"backend": backend, "model": model, "base_url": base_url, "temperature": 0.0, "max_calls": max_calls}
+
+
 @app.command()
 def generate(
     tasks: Annotated[str, typer.Option(help="Comma list of task names, or `all`.")],
@@ -48,6 +68,12 @@ def generate(
     set_: Annotated[list[str], typer.Option("--set", help="Task config field: TASK.FIELD=VALUE.")] = [],  # noqa: B006
     templates: Annotated[Path | None, typer.Option(help="Folder of template overrides, TASK/STEP.j2.")] = None,
     renderer: Annotated[str, typer.Option(help="3D backend: moderngl (fast) or pyrender (reference).")] = "moderngl",
+    rewriter: Annotated[str | None, typer.Option(help="Rewrite the steps with an LLM: `openai` (extra [llm]).")] = None,
+    model: Annotated[str | None, typer.Option(help="Rewriter model name (with --rewriter).")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1; key from env.")
+    ] = None,
+    rewrite_max_calls: Annotated[int | None, typer.Option(help="Call budget of the run; then templates.")] = None,
     executor: Annotated[str, typer.Option(help="local or ray.")] = "local",
     address: Annotated[str | None, typer.Option(help="Ray cluster address (with --executor ray).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")] = False,
@@ -75,6 +101,7 @@ def generate(
         task_config=parse_sets(set_),
         templates=str(templates) if templates else None,
         renderer=renderer,
+        rewriter=rewriter_config(rewriter, model, base_url, rewrite_max_calls),
     )
     summary = run(config, out, workers=workers, executor=executor, address=address, progress=not quiet)
     if not quiet:

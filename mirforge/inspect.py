@@ -21,20 +21,16 @@ def find_instance(root: Path, instance_id: str) -> str:
 
 
 def regenerate_and_compare(root: Path, line: str) -> list[str]:
-    from mirforge.pipeline import RunSpec, generate_one
+    from mirforge.pipeline import generate_one
     from mirforge.runner.plan import RunConfig
     from mirforge.runner.worker import frozen, task_for, use_renderer
 
     record = json.loads(line)
     manifest = json.loads((Path(root) / MANIFEST).read_text())
-    config = manifest["splits"][record["split"]]["config"]
-    use_renderer(RunConfig(**{**config, "tasks": tuple(config["tasks"])}))
-    task = task_for(record["task"], frozen(config["task_config"].get(record["task"], {})))
-    spec = RunSpec(
-        run_seed=config["seed"],
-        split=config["split"],
-        templates=Path(config["templates"]) if config["templates"] else None,
-    )
+    config = RunConfig.from_json(manifest["splits"][record["split"]]["config"])
+    use_renderer(config)
+    task = task_for(record["task"], frozen(config.task_config.get(record["task"], {})))
+    spec = config.spec(root)
     fresh = generate_one(task, spec, record["provenance"]["index"])
     differences = []
     if fresh.instance.to_json() != line:

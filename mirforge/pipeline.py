@@ -34,6 +34,8 @@ class RunSpec:
     run_seed: int
     split: str = "test"
     templates: Path | None = None
+    rewriter: dict | None = None  # see mirforge.templates.rewriter; None keeps the templated steps
+    llm_cache: Path | None = None  # where rewriter responses are cached (it decides the bytes on a rerun)
 
 
 def level_of(task: Task, index: int) -> int:
@@ -117,6 +119,13 @@ def assemble(
     facts.setdefault("answer", question.letter)
     facts.setdefault("options", question.lettered())
     steps = render_steps(task, facts, n_images, rng, spec.templates)
+    rewritten = None
+    if spec.rewriter is not None:
+        from mirforge.templates.rewriter import rewriter_for
+
+        steps, rewritten = rewriter_for(spec.rewriter, spec.llm_cache).rewrite(
+            steps, question=question.text, options=question.lettered(), answer=question.letter, seed=seed_value(seq)
+        )
     stem = f"images/{task.name}/{spec.split}/{index:06d}"
     return Instance(
         id=instance_id(task.name, spec.split, index),
@@ -142,7 +151,7 @@ def assemble(
             "seed": seed_value(seq),
             "attempts": attempt + 1,
             "renderer": renderer_name(task),
-            "rewriter": None,
+            "rewriter": rewritten,
         },
     )
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mirforge.errors import InputError
+from mirforge.pipeline import RunSpec
 
 SPLIT_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
 
@@ -27,6 +28,7 @@ class RunConfig:
     task_config: dict[str, dict[str, Any]] = field(default_factory=dict)
     templates: str | None = None
     renderer: str = "moderngl"
+    rewriter: dict[str, Any] | None = None  # {"backend": "openai", "model": ..., "base_url": ..., ...}
 
     def validate(self) -> None:
         from mirforge.render.gl import BACKENDS
@@ -46,6 +48,20 @@ class RunConfig:
         unknown = set(self.task_config) - set(self.tasks)
         if unknown:
             raise InputError(f"--set: config given for {', '.join(sorted(unknown))}, which is not in --tasks")
+
+    def spec(self, root: Path) -> RunSpec:
+        """The per-instance view of this config, for a dataset folder ``root``."""
+        return RunSpec(
+            run_seed=self.seed,
+            split=self.split,
+            templates=Path(self.templates) if self.templates else None,
+            rewriter=self.rewriter,
+            llm_cache=Path(root) / "cache" / "llm.sqlite" if self.rewriter else None,
+        )
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunConfig:
+        return cls(**{**data, "tasks": tuple(data["tasks"])})
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

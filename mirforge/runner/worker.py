@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mirforge.instance import problems
-from mirforge.pipeline import RunSpec, generate_one
+from mirforge.pipeline import generate_one
 from mirforge.registry import load
 from mirforge.runner.plan import RunConfig, Shard
 from mirforge.runner.store import atomic_write, images_digest, sha256
@@ -56,9 +56,7 @@ def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
     use_renderer(config)
     out = Path(root)
     task = task_for(shard.task, frozen(config.task_config.get(shard.task, {})))
-    spec = RunSpec(
-        run_seed=config.seed, split=config.split, templates=Path(config.templates) if config.templates else None
-    )
+    spec = config.spec(out)
     lines, images = [], []
     timings: Counter = Counter()
     rejections: Counter = Counter()
