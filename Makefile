@@ -17,7 +17,7 @@ install: $(BIN)/python
 install-dev: $(BIN)/python
 	bash scripts/system-deps.sh
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[dev,llm,train]"
+	$(BIN)/pip install -q -e ".[dev,llm,train,ray]"
 
 demo: install
 	$(BIN)/mirforge generate --tasks view_3d --n 24 --seed 7 --workers 2 --out demo

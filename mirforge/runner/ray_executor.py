@@ -1,0 +1,74 @@
+"""Ray executor: the same shard function as the local executor, one Ray task per shard.
+
+Output is byte-identical to the local executor's: a shard's bytes depend on the run config only. Shards write
+straight into the dataset folder, so on a cluster ``--out`` must be a path every node sees (NFS or similar);
+the driver keeps the manifest. Ray starts its workers by exec (not by forking the driver), and each worker
+creates its renderer lazily on its first shard, so no GL context crosses a process boundary.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+
+from mirforge.errors import InputError
+from mirforge.registry import load
+from mirforge.runner.local import render_threads
+from mirforge.runner.plan import RunConfig, Shard
+from mirforge.runner.worker import ShardResult, init_worker, run_shard
+
+
+def _shard_task(shard: Shard, config: RunConfig, root: str, threads: int | None) -> ShardResult:
+    init_worker(None, threads)
+    return run_shard(shard, config, root)
+
+
+def resources(task_name: str) -> dict[str, float]:
+    """Ray resource request of one shard, from what the plugin declares."""
+    needs = load(task_name).needs
+    return {"num_cpus": 1, "num_gpus": 1 if needs.gpu else 0}
+
+
+def run_ray(
+    shards: list[Shard],
+    config: RunConfig,
+    root: str,
+    workers: int,
+    address: str | None,
+    on_instance: Callable[[int], None],
+) -> Iterator[ShardResult]:
+    try:
+        import ray
+    except ImportError:
+        raise InputError("--executor ray needs the [ray] extra: pip install 'mirforge[ray]'") from None
+    temp_dir = None
+    started = not ray.is_initialized()
+    if started:
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:  # a private single-node instance: loopback, no dashboard, its own temp folder, no auth token file
+            os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+            temp_dir = tempfile.mkdtemp(prefix="mirforge-ray-", dir="/tmp")
+            ray.init(
+                num_cpus=workers,
+                include_dashboard=False,
+                log_to_driver=False,
+                _temp_dir=temp_dir,
+                _node_ip_address="127.0.0.1",
+            )
+    try:
+        threads = render_threads(workers) if workers > 1 else None
+        remote = ray.remote(max_retries=3)(_shard_task)
+        pending = [remote.options(**resources(shard.task)).remote(shard, config, root, threads) for shard in shards]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            result = ray.get(done[0])
+            on_instance(result.instances)
+            yield result
+    finally:
+        if started:
+            ray.shutdown()
+        if temp_dir:
+            shutil.rmtree(temp_dir, ignore_errors=True)

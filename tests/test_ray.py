@@ -1,0 +1,22 @@
+"""The Ray executor on this machine only: byte-identical to the local executor."""
+
+from __future__ import annotations
+
+import pytest
+
+from mirforge.runner import generate
+from mirforge.runner.plan import RunConfig
+
+from test_runner import manifest, tree
+
+pytest.importorskip("ray")
+
+
+def test_ray_matches_local_executor(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    config = RunConfig(tasks=("view_3d",), n=4, seed=11, shard_size=2)
+    generate(config, tmp_path / "local", workers=2, progress=False)
+    summary = generate(config, tmp_path / "ray", workers=2, executor="ray", progress=False)
+    assert summary.instances == 4 and summary.shards_done == 2
+    assert tree(tmp_path / "ray") == tree(tmp_path / "local")
+    assert manifest(tmp_path / "ray") == manifest(tmp_path / "local")
