@@ -41,7 +41,8 @@ def _row(root: Path, rec: dict, max_images: int) -> np.ndarray:
     strip = np.hstack(thumbs)
     text = np.full((TEXT_H, strip.shape[1], 3), 255, np.uint8)
     options = "  ".join(f"{k}: {v}" for k, v in rec["options"].items())
-    lines = textwrap.wrap(f"{rec['id']}  Q: {rec['question']}", 150)[:5] + textwrap.wrap(options, 150)[:2]
+    width = max(40, strip.shape[1] // 6)
+    lines = textwrap.wrap(f"{rec['id']}  Q: {rec['question']}", width)[:5] + textwrap.wrap(options, width)[:2]
     lines.append(f"answer: {rec['answer']}   level {rec['difficulty']['level']}")
     for n, line in enumerate(lines):
         cv2.putText(text, line, (4, 14 + 14 * n), FONT, 0.36, (0, 0, 0), 1, cv2.LINE_AA)

@@ -1,0 +1,78 @@
+"""Helpers shared by the sequential tasks: the video knobs of their configs, filming frames, naming things."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mirforge.render.video import film
+from mirforge.task import TaskConfig, ensure
+
+
+@dataclass
+class ClipConfig(TaskConfig):
+    """Video knobs: frames per second of the clips, lossless encoding, and keeping the mp4 bytes."""
+
+    fps: int = 12
+    lossless: bool = False
+    keep_video: bool = False
+
+    def validate(self) -> None:
+        super().validate()
+        ensure(4 <= self.fps <= 60, "fps", "must be between 4 and 60")
+
+
+class Filming:
+    """Mixin for tasks that film their scenes: ``shoot`` encodes a clip, and ``videos()`` hands back the mp4
+    bytes of the last ``render()`` when ``config.keep_video`` is set (for the runner's ``--keep-video``)."""
+
+    config: ClipConfig
+    _videos: list[bytes]
+
+    def videos(self) -> list[bytes]:
+        """The mp4 files (bytes) encoded by the last call to ``render()``; empty unless ``keep_video``."""
+        return list(getattr(self, "_videos", []))
+
+    def _start_filming(self) -> None:
+        self._videos = []
+
+    def shoot(self, frames: Sequence[np.ndarray], indices: Sequence[int]) -> list[np.ndarray]:
+        """Encode ``frames`` to an mp4 and return the decoded frames at ``indices``."""
+        decoded, data = film(
+            frames, self.config.fps, indices, lossless=self.config.lossless, keep=self.config.keep_video
+        )
+        if data is not None:
+            self._videos.append(data)
+        return decoded
+
+
+def seconds(t: float) -> str:
+    return f"{t:.2f}"
+
+
+def image_list(numbers: Sequence[int]) -> str:
+    return ", ".join(f"Image {n}" for n in numbers)
+
+
+def permutation_distractors(
+    rng: np.random.Generator, correct: tuple[Any, ...], n: int, near: bool
+) -> list[tuple[Any, ...]]:
+    """``n`` distinct orders different from ``correct``: adjacent swaps first when ``near``, else shuffles
+    (the reversed order is always among the candidates)."""
+    from mirforge.generators.common import draw_distinct
+
+    def make() -> tuple[Any, ...]:
+        items = list(correct)
+        roll = rng.random()
+        if roll < 0.2:
+            return tuple(reversed(items))
+        if near and roll < 0.8:
+            i = int(rng.integers(len(items) - 1))
+            items[i], items[i + 1] = items[i + 1], items[i]
+            return tuple(items)
+        return tuple(items[int(j)] for j in rng.permutation(len(items)))
+
+    return draw_distinct(make, n, exclude=[tuple(correct)])

@@ -1,0 +1,101 @@
+"""image_puzzle: determinism, verifier (pixel reassembly), balance, knobs."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from mirforge.errors import InputError, Reject
+from mirforge.instance import problems
+
+from conftest import ask_only, generate, letter_shares, make_task, record
+
+
+@pytest.fixture(scope="module")
+def task():
+    return make_task("image_puzzle")
+
+
+@pytest.fixture(scope="module")
+def sample(task):
+    return [generate(task, i, seed=3) for i in range(6)]
+
+
+def test_same_seed_same_bytes(task, sample):
+    again = generate(task, 4, seed=3)
+    assert again.instance.to_json() == sample[4].instance.to_json()
+    assert again.images == sample[4].images
+
+
+def test_records_are_valid_and_cite_regions(sample):
+    for g in sample:
+        rec = record(g)
+        assert problems(rec) == []
+        for region in rec["regions"]:
+            assert str(region["box"]).replace(" ", "") in rec["text2img"].replace(" ", "")
+        assert rec["conclusion"].endswith(f"the answer is {rec['answer']}.")
+
+
+def test_verifier_rejects_a_planted_wrong_answer(task):
+    seen = set()
+    for index in range(12):
+        scene, question = ask_only(task, index, seed=3)
+        rendered = task.render(scene, question)
+        try:
+            assert task.verify(question, rendered) == question.answer
+        except Reject:  # an ambiguous picture: the pipeline would draw another
+            continue
+        seen.add(scene.kind)
+        wrong = copy.deepcopy(question)
+        wrong.answer = (question.answer + 1) % len(question.options)
+        assert task.verify(wrong, rendered) != wrong.answer
+    assert seen == {"where", "missing", "arrangement"}
+
+
+def test_tiles_reassemble_into_the_picture(task):
+    for index in range(12):
+        scene, question = ask_only(task, index, seed=6)
+        if scene.kind != "arrangement":
+            continue
+        rendered = task.render(scene, question)
+        order = question.facts["keys"][question.answer]
+        tl, tr, bl, br = (rendered.images[i - 1] for i in order)
+        whole = np.vstack([np.hstack([tl, tr]), np.hstack([bl, br])])
+        assert rendered.measured["costs"][question.answer] < 2.0
+        assert whole.shape == (896, 896, 3)
+        return
+    pytest.fail("no arrangement question in the first 12 instances")
+
+
+def test_identical_candidates_are_rejected(task):
+    for index in range(12):
+        scene, question = ask_only(task, index, seed=6)
+        if scene.kind == "missing":
+            twin = copy.deepcopy(question)
+            cands = twin.facts["candidates"]
+            cands[(twin.answer + 1) % len(cands)] = cands[twin.answer]
+            with pytest.raises(Reject):
+                task.verify(twin, task.render(scene, twin))
+            return
+    pytest.fail("no missing-tile question in the first 12 instances")
+
+
+def test_options_are_distinct(task):
+    for i in range(200):
+        _, question = ask_only(task, i, seed=5)
+        assert len(set(question.options)) == len(question.options) == 4
+
+
+def test_answer_letters_are_balanced(task):
+    shares = letter_shares(task, n=400)
+    assert set(shares) == set("ABCD")
+    assert all(abs(s - 0.25) <= 0.05 for s in shares.values()), shares
+
+
+def test_bad_config_names_the_field():
+    with pytest.raises(InputError, match="image_puzzle.grid_per_level"):
+        make_task("image_puzzle", grid_per_level="2,4,3")
+    with pytest.raises(InputError, match="image_puzzle.n_options"):
+        make_task("image_puzzle", n_options=5)

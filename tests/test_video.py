@@ -1,0 +1,111 @@
+"""The video engine: a written mp4 reads back with all its frames, measured offsets match the true ones, and
+bad files raise clear errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from mirforge.errors import InputError
+from mirforge.render import canvas2d
+from mirforge.render.video import (
+    CENTROID_TOLERANCE_PX,
+    ColorRange,
+    direction_of,
+    extract_frames,
+    measure_video,
+    video_info,
+    write_clip,
+)
+
+from conftest import generate, make_task
+
+FPS = 12
+SIZE = 224
+
+
+def _true_positions(k: int) -> dict[str, tuple[float, float]]:
+    """Red moves right at 60 px/s, blue moves up-left at (-30, -30) px/s; frame k is at k / FPS s."""
+    t = k / FPS
+    return {"red": (40 + 60 * t, 60.0), "blue": (170 - 30 * t, 170 - 30 * t)}
+
+
+def _frames(n: int) -> list[np.ndarray]:
+    out = []
+    for k in range(n):
+        img = canvas2d.floor(SIZE, grid=28)
+        for color, (x, y) in _true_positions(k).items():
+            canvas2d.draw_shape(img, "circle", (x, y), 14, color)
+        out.append(img)
+    return out
+
+
+OBJECTS = [ColorRange.around(c, canvas2d.PALETTE[c], 40) for c in ("red", "blue")]
+
+
+@pytest.mark.parametrize("lossless", [False, True])
+def test_written_clip_reads_back_with_true_offsets(tmp_path, lossless):
+    frames = _frames(25)
+    clip = write_clip(frames, tmp_path / "c.mp4", FPS, lossless=lossless)
+    info = video_info(clip.path)
+    assert (info.n_frames, info.width, info.height, info.fps) == (25, SIZE, SIZE, FPS)  # no frame dropped
+    times = [0.0, 0.5, 1.25, 2.0]
+    track = measure_video(clip.path, OBJECTS, times)
+    for k, t in enumerate(times):
+        truth = _true_positions(round(t * FPS))
+        for name in ("red", "blue"):
+            x, y = track.position(name, k)
+            assert math.dist((x, y), truth[name]) <= CENTROID_TOLERANCE_PX, (lossless, name, t, (x, y), truth[name])
+    dx, dy = track.offset("red", 0, 3)
+    assert abs(dx - 120) <= 2 * CENTROID_TOLERANCE_PX and abs(dy) <= 2 * CENTROID_TOLERANCE_PX
+    assert abs(track.speed("red") - 60) < 1.5
+    assert abs(track.speed("blue") - 30 * math.sqrt(2)) < 1.5
+    assert track.direction("red") == "right" and track.direction("blue") == "up-left"
+    if lossless:
+        assert np.array_equal(extract_frames(clip.path, indices=[24])[0], frames[24])
+
+
+def test_missing_empty_and_corrupt_files_name_the_file(tmp_path):
+    with pytest.raises(InputError, match="nothere.mp4 does not exist"):
+        extract_frames(tmp_path / "nothere.mp4", times=[0.0])
+    empty = tmp_path / "empty.mp4"
+    empty.write_bytes(b"")
+    with pytest.raises(InputError, match="empty.mp4"):
+        video_info(empty)
+    junk = tmp_path / "junk.mp4"
+    junk.write_bytes(np.random.default_rng(0).integers(0, 256, 5000, dtype=np.uint8).tobytes())
+    with pytest.raises(InputError, match="junk.mp4"):
+        measure_video(junk, OBJECTS, [0.0])
+
+
+def test_truncated_file_or_time_past_the_end_is_a_clear_error(tmp_path):
+    clip = write_clip(_frames(12), tmp_path / "c.mp4", FPS)
+    with pytest.raises(InputError, match=r"c\.mp4: could not decode frame"):
+        extract_frames(clip.path, times=[5.0])
+    cut = tmp_path / "cut.mp4"
+    cut.write_bytes(clip.data[: len(clip.data) // 3])
+    with pytest.raises(InputError, match="cut.mp4"):
+        extract_frames(cut, indices=[11])
+
+
+def test_directions():
+    assert direction_of(10, 0) == "right" and direction_of(0, -10) == "up" and direction_of(-5, 5) == "down-left"
+    assert direction_of(10, -3, sectors=4) == "right" and direction_of(-2, 9, sectors=4) == "down"
+
+
+def test_keep_video_gives_playable_mp4s(tmp_path):
+    from moviepy import VideoFileClip
+
+    task = make_task("motion_detection", keep_video=True)
+    g = generate(task, 0, seed=2)
+    videos = task.videos()
+    assert len(videos) == 1 and len(g.images) == 2
+    path = tmp_path / "kept.mp4"
+    path.write_bytes(videos[0])
+    info = video_info(path)
+    assert info.n_frames >= 2 and (info.width, info.height) == (448, 448)
+    with VideoFileClip(str(path)) as clip:
+        assert clip.get_frame(0).shape == (448, 448, 3)
+    assert make_task("motion_detection").videos() == []
