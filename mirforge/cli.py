@@ -74,6 +74,7 @@ def generate(
         str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1; key from env.")
     ] = None,
     rewrite_max_calls: Annotated[int | None, typer.Option(help="Call budget of the run; then templates.")] = None,
+    keep_video: Annotated[bool, typer.Option(help="Also keep the mp4 clips of video tasks under videos/.")] = False,
     executor: Annotated[str, typer.Option(help="local or ray.")] = "local",
     address: Annotated[str | None, typer.Option(help="Ray cluster address (with --executor ray).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")] = False,
@@ -101,6 +102,7 @@ def generate(
         task_config=parse_sets(set_),
         templates=str(templates) if templates else None,
         renderer=renderer,
+        keep_video=keep_video,
         rewriter=rewriter_config(rewriter, model, base_url, rewrite_max_calls),
     )
     summary = run(config, out, workers=workers, executor=executor, address=address, progress=not quiet)
@@ -156,6 +158,13 @@ def show(
         if differences:
             fail(f"{instance_id} regenerates differently: {'; '.join(differences)}", 1)
         typer.echo(f"{instance_id}: regenerated, byte-identical (record and images)", err=True)
+
+
+# --- curriculum builder (issue 8): difficulty, curriculum, export, dev tiny-vlm ---
+from mirforge.curriculum.commands import register as _register_curriculum  # noqa: E402
+
+_register_curriculum(app)
+# --- end curriculum builder ---
 
 
 def main() -> None:

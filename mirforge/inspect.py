@@ -23,13 +23,13 @@ def find_instance(root: Path, instance_id: str) -> str:
 def regenerate_and_compare(root: Path, line: str) -> list[str]:
     from mirforge.pipeline import generate_one
     from mirforge.runner.plan import RunConfig
-    from mirforge.runner.worker import frozen, task_for, use_renderer
+    from mirforge.runner.worker import frozen, task_for, task_settings, use_renderer
 
     record = json.loads(line)
     manifest = json.loads((Path(root) / MANIFEST).read_text())
     config = RunConfig.from_json(manifest["splits"][record["split"]]["config"])
     use_renderer(config)
-    task = task_for(record["task"], frozen(config.task_config.get(record["task"], {})))
+    task = task_for(record["task"], frozen(task_settings(config, record["task"])))
     spec = config.spec(root)
     fresh = generate_one(task, spec, record["provenance"]["index"])
     differences = []

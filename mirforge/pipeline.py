@@ -23,6 +23,7 @@ from mirforge.templates import render_steps
 class Generated:
     instance: Instance
     images: list[bytes]  # PNG bytes, in the order of instance.images
+    videos: list[bytes] = field(default_factory=list)  # encoded clips, when the task keeps them
     timings: dict[str, float] = field(default_factory=dict)
     rejections: Counter = field(default_factory=Counter)
 
@@ -89,7 +90,7 @@ def generate_one(task: Task, spec: RunSpec, index: int) -> Generated:
         images = [encode_png(img) for img in rendered.images]
         timings["steps"] += t4 - t3
         timings["encode"] += time.perf_counter() - t4
-        return Generated(instance, images, dict(timings), rejections)
+        return Generated(instance, images, rendered.videos, dict(timings), rejections)
     common = ", ".join(f"{why} ({n})" for why, n in rejections.most_common(3))
     raise MirforgeError(
         f"task {task.name}, index {index}: no acceptable scene in {task.config.max_tries} tries "

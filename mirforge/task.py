@@ -126,6 +126,7 @@ class Rendered:
     images: list[np.ndarray]
     measured: dict[str, Any]
     regions: list[Region]
+    videos: list[bytes] = field(default_factory=list)  # encoded clips, kept only with --keep-video
 
 
 @dataclass

@@ -168,3 +168,26 @@ def test_validate_reports_corruption(reference, tmp_path):
     assert "shard-00001.jsonl: checksum differs" in proc.stderr
     assert "shard-00001.jsonl:1: not valid JSON" in proc.stderr
     assert "images/view_3d/test/000000-1.png does not exist" in proc.stderr
+
+
+def test_keep_video_writes_playable_clips(tmp_path):
+    out = tmp_path / "vid"
+    mirforge(
+        "generate", "--tasks", "motion_detection", "--n", "2", "--seed", "1", "--keep-video", "-q", "--out", str(out)
+    )
+    clips = sorted((out / "videos" / "motion_detection" / "test").glob("*.mp4"))
+    assert [c.name for c in clips] == ["000000-0.mp4", "000001-0.mp4"]
+    from moviepy import VideoFileClip
+
+    for clip in clips:
+        cap = cv2.VideoCapture(str(clip))
+        ok, frame = cap.read()
+        count = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
+        cap.release()
+        assert ok and frame.ndim == 3 and count > 3
+        with VideoFileClip(str(clip)) as video:
+            assert video.duration > 0 and video.get_frame(0).shape == frame.shape
+    without = tmp_path / "novid"
+    mirforge("generate", "--tasks", "motion_detection", "--n", "2", "--seed", "1", "-q", "--out", str(without))
+    assert not (without / "videos").exists()
+    assert tree(without) == {k: v for k, v in tree(out).items() if not k.startswith("videos/")}

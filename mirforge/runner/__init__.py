@@ -12,7 +12,7 @@ from tqdm import tqdm
 from mirforge.registry import resolve
 from mirforge.runner.plan import RunConfig, Shard, plan
 from mirforge.runner.store import Manifest, check_writable, remove_temporaries, write_mir
-from mirforge.runner.worker import ShardResult, frozen, task_for
+from mirforge.runner.worker import ShardResult, frozen, task_for, task_settings
 
 EXECUTORS = ("local", "ray")
 
@@ -43,7 +43,7 @@ def prepare(config: RunConfig, out: Path) -> tuple[Manifest, list[Shard], list[S
     config.validate()
     resolve(",".join(config.tasks))
     for name in config.tasks:
-        task_for(name, frozen(config.task_config.get(name, {})))
+        task_for(name, frozen(task_settings(config, name)))
     check_writable(out)
     manifest = Manifest(out)
     manifest.begin(config.to_json())

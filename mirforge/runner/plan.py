@@ -28,6 +28,7 @@ class RunConfig:
     task_config: dict[str, dict[str, Any]] = field(default_factory=dict)
     templates: str | None = None
     renderer: str = "moderngl"
+    keep_video: bool = False  # also write the encoded clips of video tasks under videos/<task>/<split>/
     rewriter: dict[str, Any] | None = None  # {"backend": "openai", "model": ..., "base_url": ..., ...}
 
     def validate(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections import Counter
@@ -43,6 +44,14 @@ def task_for(name: str, config_items: tuple[tuple[str, Any], ...]) -> Task:
     return cls(cls.Config.from_dict(dict(config_items), owner=name))
 
 
+def task_settings(config: RunConfig, name: str) -> dict[str, Any]:
+    """The task's config fields for this run: ``--set`` values, plus ``keep_video`` where the task has it."""
+    settings = dict(config.task_config.get(name, {}))
+    if config.keep_video and "keep_video" in {f.name for f in dataclasses.fields(load(name).Config)}:
+        settings["keep_video"] = True
+    return settings
+
+
 def frozen(values: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in values.items()))
 
@@ -55,7 +64,7 @@ def use_renderer(config: RunConfig) -> None:
 def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
     use_renderer(config)
     out = Path(root)
-    task = task_for(shard.task, frozen(config.task_config.get(shard.task, {})))
+    task = task_for(shard.task, frozen(task_settings(config, shard.task)))
     spec = config.spec(out)
     lines, images = [], []
     timings: Counter = Counter()
@@ -70,6 +79,8 @@ def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
         t1 = time.perf_counter()
         for rel, data in zip(generated.instance.images, generated.images, strict=True):
             atomic_write(out / rel, data)
+        for k, data in enumerate(generated.videos):
+            atomic_write(out / f"videos/{shard.task}/{shard.split}/{index:06d}-{k}.mp4", data)
         lines.append(generated.instance.to_json())
         images += generated.instance.images
         timings.update(generated.timings)

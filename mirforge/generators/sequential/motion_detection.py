@@ -247,7 +247,7 @@ class MotionDetection(Filming, Task):
                 "y": [round(b.centroid[1], 2) for b in blobs],
                 "box": [b.box for b in blobs],
             }
-        return Rendered(images=images, measured={"positions": positions}, regions=regions)
+        return Rendered(images=images, measured={"positions": positions}, regions=regions, videos=self.videos())
 
     def verify(self, question: Question, rendered: Rendered) -> int:
         facts, pos = question.facts, rendered.measured["positions"]

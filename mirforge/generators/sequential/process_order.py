@@ -187,7 +187,10 @@ class ProcessOrder(Filming, Task):
             amounts.append(height)
             regions.append(Region(k, name, box))
         return Rendered(
-            images=images, measured={"heights": amounts, "boxes": [r.box for r in regions]}, regions=regions
+            images=images,
+            measured={"heights": amounts, "boxes": [r.box for r in regions]},
+            regions=regions,
+            videos=self.videos(),
         )
 
     def _draw(self, base: np.ndarray, scene: Scene, state: int, pouring: bool) -> np.ndarray:

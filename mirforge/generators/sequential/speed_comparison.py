@@ -232,7 +232,7 @@ class SpeedComparison(Filming, Task):
                     "speed": round(tr.speed(name), 2),
                 }
             first_image += len(tr.times)
-        return Rendered(images=images, measured={"tracks": measured_tracks}, regions=regions)
+        return Rendered(images=images, measured={"tracks": measured_tracks}, regions=regions, videos=self.videos())
 
     def verify(self, question: Question, rendered: Rendered) -> int:
         tracks = rendered.measured["tracks"]
