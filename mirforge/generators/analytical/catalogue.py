@@ -1,0 +1,82 @@
+"""Shared data of the analytical tasks: chart topics with realistic names and units, colours."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Topic:
+    """A chart topic: what is measured, of which kind of category, over which periods."""
+
+    measure: str  # "sales", plural noun phrase used in sentences
+    owner: str  # whose data ("a bike shop chain")
+    noun: str  # singular noun of a category ("store")
+    categories: tuple[str, ...]
+    unit: str  # axis unit
+    periods: tuple[str, ...]
+    scales: tuple[int, ...]  # plausible maxima of a single value
+
+
+TOPICS: tuple[Topic, ...] = (
+    Topic(
+        "revenue",
+        "a coffee chain",
+        "store",
+        ("Lisbon", "Porto", "Braga", "Faro", "Coimbra", "Evora"),
+        "k EUR",
+        ("Q1", "Q2", "Q3", "Q4", "Q5", "Q6"),
+        (60, 80, 120),
+    ),
+    Topic(
+        "units sold",
+        "an electronics retailer",
+        "product",
+        ("Laptops", "Tablets", "Phones", "Monitors", "Printers", "Cameras"),
+        "thousand units",
+        ("2019", "2020", "2021", "2022", "2023", "2024"),
+        (50, 100, 150),
+    ),
+    Topic(
+        "electricity generation",
+        "a small country",
+        "source",
+        ("Solar", "Wind", "Hydro", "Gas", "Biomass", "Nuclear"),
+        "TWh",
+        ("2018", "2019", "2020", "2021", "2022", "2023"),
+        (40, 60, 90),
+    ),
+    Topic(
+        "website visits",
+        "an online magazine",
+        "channel",
+        ("Search", "Social", "Email", "Direct", "Referral", "Ads"),
+        "thousand visits",
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun"),
+        (80, 120, 200),
+    ),
+    Topic(
+        "rainfall",
+        "a weather service",
+        "city",
+        ("Bergen", "Cork", "Brest", "Galway", "Porto", "Oban"),
+        "mm",
+        ("Sep", "Oct", "Nov", "Dec", "Jan", "Feb"),
+        (100, 150, 250),
+    ),
+    Topic(
+        "books borrowed",
+        "a city library",
+        "genre",
+        ("Crime", "Fantasy", "History", "Science", "Poetry", "Travel"),
+        "hundred loans",
+        ("Week 1", "Week 2", "Week 3", "Week 4", "Week 5", "Week 6"),
+        (40, 70, 100),
+    ),
+)
+
+# Category colours (matplotlib's tab10, readable on white) and period shades for grouped/stacked bars.
+CATEGORY_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
+CATEGORY_COLOR_NAMES = ("blue", "orange", "green", "red", "purple", "brown")
+PERIOD_COLORS = ("#9ecae1", "#4292c6", "#08306b")
+PERIOD_COLOR_NAMES = ("light blue", "mid blue", "dark blue")

@@ -1,0 +1,514 @@
+"""chart_analysis: values and trends read across several charts of one small data table.
+
+A table holds one value per category (a store, a product, an energy source) and period (a quarter, a year).
+The periods are split over 2-6 charts of different kinds (bar, pie, grouped or stacked bars, lines), and the
+question text says which chart shows which periods. Questions need values from several charts: a category's
+total over all periods, its change between two periods shown in different charts, the category that grew the
+most from the first to the last period, or the category that ranks second overall.
+
+The answer is computed from the table. The verifier never sees the table: it re-reads every value from the
+charts' drawing data in pixels (bar tops and bases, line vertices, pie wedge angles, calibrated against the
+tick labels; :func:`mirforge.render.charts.read_values`) and recomputes the answer. Numeric distractors are
+near misses (the adjacent category, one period too few, a bar from the wrong chart, the sign flipped) but all
+options differ by at least ``gap`` units, far above chart reading precision.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mirforge.errors import Reject
+from mirforge.generators.analytical.catalogue import (
+    CATEGORY_COLOR_NAMES,
+    CATEGORY_COLORS,
+    PERIOD_COLOR_NAMES,
+    PERIOD_COLORS,
+    TOPICS,
+    Topic,
+)
+from mirforge.render.charts import ChartSpec, read_values, render_chart
+from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place
+
+QTYPES = ("total", "difference", "growth", "rank2")
+KIND_TEXT = {
+    "bar": "bar chart",
+    "pie": "pie chart",
+    "grouped": "grouped bar chart",
+    "stacked": "stacked bar chart",
+    "line": "line chart",
+}
+SINGLE_KINDS = ("bar", "pie")
+MULTI_KINDS = ("grouped", "line", "stacked")
+
+
+@dataclass
+class ChartAnalysisConfig(TaskConfig):
+    periods_per_level: tuple[int, ...] = (2, 4, 5)  # the most periods (charts cover one or more each)
+    gap_fraction: float = 0.08  # options differ by at least this share of the value scale
+    max_sample_tries: int = 60
+
+    def validate(self) -> None:
+        super().validate()
+        ensure(len(self.periods_per_level) == 3, "periods_per_level", "needs one count per level (3 values)")
+        ensure(all(2 <= n <= 6 for n in self.periods_per_level), "periods_per_level", "each must be 2 to 6")
+        ensure(0.02 <= self.gap_fraction <= 0.3, "gap_fraction", "must be between 0.02 and 0.3")
+        ensure(self.max_sample_tries >= 1, "max_sample_tries", "must be at least 1")
+        ensure(self.n_options <= 5, "n_options", "at most 5: there are at most 5 categories to choose from")
+
+
+@dataclass(frozen=True)
+class Scene:
+    topic: int  # index into TOPICS
+    categories: tuple[str, ...]
+    periods: tuple[str, ...]
+    table: tuple[tuple[int, ...], ...]  # table[category][period]
+    blocks: tuple[tuple[str, tuple[int, ...]], ...]  # per chart: kind, period indices
+    scale: int
+    gap: int
+    value_labels: bool
+    qtype: str
+    params: tuple[int, ...]  # total: (c,); difference: (c, pa, pb); growth/rank2: ()
+
+
+class ChartAnalysis(Task):
+    name = "chart_analysis"
+    category = "analytical"
+    description = "Read values and trends across several charts of one table (sums, changes, rankings)"
+    Config = ChartAnalysisConfig
+    needs = Needs(renderer=None, cost=0.6)
+
+    def knobs(self, level: int) -> dict[str, Any]:
+        n_periods = self.config.periods_per_level[level - 1]
+        return {
+            "n_periods": n_periods,
+            "n_categories": (4, 5, 5)[level - 1] if self.config.n_options <= 4 else 5,
+            "chart_kinds": [("bar",), ("bar", "pie", "grouped", "line"), ("bar", "pie", "grouped", "line", "stacked")][
+                level - 1
+            ],
+            "max_periods_per_chart": (1, 2, 3)[level - 1],
+            "value_labels": level < 3,
+            "gap_fraction": round(self.config.gap_fraction * (1.0, 1.0, 1.25)[level - 1], 4),
+            "questions": [("total", "difference"), QTYPES, QTYPES][level - 1],
+        }
+
+    # -- scene and question ---------------------------------------------------------------------------------
+    def sample(self, rng: np.random.Generator, level: int) -> Scene:
+        k = self.knobs(level)
+        t = int(rng.integers(len(TOPICS)))
+        topic = TOPICS[t]
+        n_cat, n_per = k["n_categories"], k["n_periods"]
+        cat_idx = sorted(rng.permutation(len(topic.categories))[:n_cat].tolist())
+        start = int(rng.integers(len(topic.periods) - n_per + 1))
+        periods = topic.periods[start : start + n_per]
+        categories = tuple(topic.categories[i] for i in cat_idx)
+        blocks = _partition(rng, n_per, k["max_periods_per_chart"], k["chart_kinds"])
+        scale = int(topic.scales[int(rng.integers(len(topic.scales)))])
+        gap = max(2, round(k["gap_fraction"] * scale))
+        qtype = k["questions"][int(rng.integers(len(k["questions"])))]
+        for _ in range(self.config.max_sample_tries):
+            table = rng.integers(round(0.1 * scale), scale + 1, size=(n_cat, n_per))
+            params = _question_params(rng, qtype, table, blocks, gap)
+            if params is not None:
+                return Scene(
+                    topic=t,
+                    categories=categories,
+                    periods=tuple(periods),
+                    table=tuple(tuple(int(v) for v in row) for row in table),
+                    blocks=blocks,
+                    scale=scale,
+                    gap=gap,
+                    value_labels=k["value_labels"],
+                    qtype=qtype,
+                    params=params,
+                )
+        raise Reject("no table with clear margins")
+
+    def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
+        topic = TOPICS[scene.topic]
+        n = self.config.n_options
+        table = np.asarray(scene.table)
+        cats = scene.categories
+        values: list[float] | None = None
+        if scene.qtype in ("total", "difference"):
+            correct, near = _numeric_options(scene, table)
+            distractors = _spread(rng, correct, near, n - 1, scene.gap)
+            options_v = place(correct, distractors, slot)
+            signed = scene.qtype == "difference"
+            options = [_fmt(v, topic.unit, signed) for v in options_v]
+            values = [float(v) for v in options_v]
+        else:
+            order = _category_order(scene.qtype, table)
+            answer = order[0]
+            near = [c for c in order[1:]]
+            if scene.qtype == "growth":  # the category with the highest final value tempts a quick reader
+                top_last = int(np.argmax(table[:, -1]))
+                if top_last != answer:
+                    near.remove(top_last)
+                    near.insert(0, top_last)
+            pool = near[:2] + [near[2 + int(i)] for i in rng.permutation(len(near) - 2)]
+            options = place(cats[answer], [cats[c] for c in pool[: n - 1]], slot)
+        text = _question_text(scene, topic, rng)
+        if len(set(options)) != len(options):
+            raise Reject("duplicate option texts")
+        facts = {"values": values, "unit": topic.unit}
+        return Question(text=text, options=options, answer=slot, facts=facts)
+
+    # -- rendering and verification ----------------------------------------------------------------------------
+    def render(self, scene: Scene, question: Question) -> Rendered:
+        topic = TOPICS[scene.topic]
+        images, readings, regions = [], [], []
+        refs = _referenced_cells(scene)
+        for k, (kind, pidx) in enumerate(scene.blocks):
+            spec = _spec(scene, topic, kind, pidx)
+            chart = render_chart(spec, self.image_size)
+            images.append(chart.rgb)
+            readings.append(chart.reading)
+            regions.append(Region(k, f"chart {k + 1}", chart.boxes["plot"]))
+            for c, p in refs:
+                if p in pidx:
+                    key = _mark_key(kind, scene.categories[c], scene.periods[p])
+                    if key not in chart.boxes:
+                        raise Reject(f"mark {key} not drawn")
+                    regions.append(Region(k, f"{scene.categories[c]} {scene.periods[p]}", chart.boxes[key]))
+        measured = {"charts": readings, "gap": scene.gap, "qtype": scene.qtype, "params": list(scene.params)}
+        measured["names"] = {"categories": list(scene.categories), "periods": list(scene.periods)}
+        return Rendered(images=images, measured=measured, regions=regions)
+
+    def verify(self, question: Question, rendered: Rendered) -> int:
+        m = rendered.measured
+        table = measured_table(m)
+        gap = m["gap"]
+        qtype, params = m["qtype"], m["params"]
+        if qtype in ("total", "difference"):
+            value = _numeric_answer(qtype, params, table)
+            dist = [abs(v - value) for v in question.facts["values"]]
+            best = int(np.argmin(dist))
+            if dist[best] > gap / 4 or sorted(dist)[1] < gap / 2:
+                raise Reject("read value does not single out one option")
+            return best
+        order = _category_order(qtype, table)
+        scores = _category_scores(qtype, table)
+        ranked = sorted(scores, reverse=True)
+        margins = [ranked[0] - ranked[1]] if qtype == "growth" else [ranked[0] - ranked[1], ranked[1] - ranked[2]]
+        if min(margins) < gap / 2:
+            raise Reject("ranking too close to read")
+        name = m["names"]["categories"][order[0]]
+        if question.options.count(name) != 1:
+            raise Reject("answer category not among the options")
+        return question.options.index(name)
+
+    # -- reasoning steps ------------------------------------------------------------------------------------
+    def step_facts(self, scene: Scene, question: Question, rendered: Rendered) -> dict[str, Any]:
+        topic = TOPICS[scene.topic]
+        table = measured_table(rendered.measured)
+        boxes = {(r.image, r.name): r.box for r in rendered.regions}
+        where = {p: k for k, (_, pidx) in enumerate(scene.blocks) for p in pidx}
+        charts = []
+        for k, (kind, pidx) in enumerate(scene.blocks):
+            charts.append(
+                {
+                    "image": k + 1,
+                    "kind": KIND_TEXT[kind],
+                    "raw_kind": kind,
+                    "periods": [scene.periods[p] for p in pidx],
+                    "box": boxes[(k, f"chart {k + 1}")],
+                    "encoding": _encoding_text(kind, scene, pidx),
+                }
+            )
+        cells = []
+        for c, p in _referenced_cells(scene):
+            name = f"{scene.categories[c]} {scene.periods[p]}"
+            cells.append(
+                {
+                    "category": scene.categories[c],
+                    "period": scene.periods[p],
+                    "image": where[p] + 1,
+                    "value": round(table[c][p]),
+                    "box": boxes[(where[p], name)],
+                }
+            )
+        cats = scene.categories
+        facts: dict[str, Any] = {
+            "measure": topic.measure,
+            "owner": topic.owner,
+            "noun": topic.noun,
+            "unit": topic.unit,
+            "categories": list(cats),
+            "periods": list(scene.periods),
+            "charts": charts,
+            "cells": cells,
+            "qtype": scene.qtype,
+            "labels": scene.value_labels,
+            "gap": scene.gap,
+        }
+        if scene.qtype in ("total", "difference"):
+            facts["category"] = cats[scene.params[0]]
+            facts["result"] = round(_numeric_answer(scene.qtype, list(scene.params), table))
+            if scene.qtype == "difference":
+                facts["from_period"], facts["to_period"] = (
+                    scene.periods[scene.params[1]],
+                    scene.periods[scene.params[2]],
+                )
+        else:
+            scores = _category_scores(scene.qtype, table)
+            order = _category_order(scene.qtype, table)
+            facts["ranking"] = [
+                {
+                    "category": cats[c],
+                    "score": round(scores[c]),
+                    "first": round(table[c][0]),
+                    "last": round(table[c][-1]),
+                    "vals": [round(v) for v in table[c]],
+                }
+                for c in order
+            ]
+        return facts
+
+
+# -- helpers ------------------------------------------------------------------------------------------------
+def measured_table(measured: dict[str, Any]) -> list[list[float]]:
+    """table[category][period] re-read from the charts' pixels; Reject if a cell is missing or read twice."""
+    cats, pers = measured["names"]["categories"], measured["names"]["periods"]
+    table: list[list[float | None]] = [[None] * len(pers) for _ in cats]
+    for reading in measured["charts"]:
+        for series, row in read_values(reading).items():
+            for x, v in row.items():
+                cat, per = (series, x) if reading["kind"] == "line" else (x, series)
+                if cat not in cats or per not in pers:
+                    raise Reject(f"chart shows unknown cell {cat}/{per}")
+                c, p = cats.index(cat), pers.index(per)
+                if table[c][p] is not None:
+                    raise Reject(f"cell {cat}/{per} drawn twice")
+                table[c][p] = float(v)
+    if any(v is None for row in table for v in row):
+        raise Reject("a table cell is not drawn in any chart")
+    return table  # type: ignore[return-value]
+
+
+def _partition(rng: np.random.Generator, n: int, max_block: int, kinds: tuple[str, ...]) -> tuple:
+    singles = [k for k in kinds if k in SINGLE_KINDS]
+    multis = [k for k in kinds if k in MULTI_KINDS]
+    for _ in range(50):
+        sizes, left = [], n
+        while left:
+            s = int(rng.integers(1, min(max_block, left) + 1)) if multis else 1
+            sizes.append(s)
+            left -= s
+        if 2 <= len(sizes) <= 6:
+            break
+    else:
+        sizes = [1] * n
+    blocks, p = [], 0
+    for s in sizes:
+        pool = singles if s == 1 else multis
+        blocks.append((pool[int(rng.integers(len(pool)))], tuple(range(p, p + s))))
+        p += s
+    return tuple(blocks)
+
+
+def _chart_of(blocks: tuple, p: int) -> int:
+    return next(k for k, (_, pidx) in enumerate(blocks) if p in pidx)
+
+
+def _question_params(rng: np.random.Generator, qtype: str, table: np.ndarray, blocks: tuple, gap: int) -> tuple | None:
+    n_cat, n_per = table.shape
+    if qtype == "total":
+        return (int(rng.integers(n_cat)),)
+    if qtype == "difference":
+        c = int(rng.integers(n_cat))
+        pa, pb = sorted(int(v) for v in rng.choice(n_per, size=2, replace=False))
+        if _chart_of(blocks, pa) == _chart_of(blocks, pb) and len(blocks) > 1:
+            return None
+        if abs(int(table[c, pb]) - int(table[c, pa])) < gap:
+            return None
+        return (c, pa, pb)
+    ranked = sorted(_category_scores(qtype, table), reverse=True)
+    if ranked[0] - ranked[1] < gap or (qtype == "rank2" and ranked[1] - ranked[2] < gap):
+        return None
+    return ()
+
+
+def _category_scores(qtype: str, table: Any) -> list[float]:
+    arr = np.asarray(table, dtype=float)
+    return (arr[:, -1] - arr[:, 0] if qtype == "growth" else arr.sum(axis=1)).tolist()
+
+
+def _category_order(qtype: str, table: Any) -> list[int]:
+    """Categories in option order: the answer first, then the rest by score (closest first)."""
+    scores = _category_scores(qtype, table)
+    by_score = sorted(range(len(scores)), key=lambda c: -scores[c])
+    if qtype == "growth":
+        return by_score
+    return [by_score[1], by_score[0], *by_score[2:]]  # rank2: second place, then first, third, ...
+
+
+def _numeric_answer(qtype: str, params: list[int], table: Any) -> float:
+    arr = np.asarray(table, dtype=float)
+    if qtype == "total":
+        return float(arr[params[0]].sum())
+    c, pa, pb = params
+    return float(arr[c, pb] - arr[c, pa])
+
+
+def _numeric_options(scene: Scene, table: np.ndarray) -> tuple[int, list[int]]:
+    """The answer and its near misses, most tempting first."""
+    n_cat, n_per = table.shape
+    c = scene.params[0]
+    adj = [a for a in (c + 1, c - 1) if 0 <= a < n_cat]
+    if scene.qtype == "total":
+        s = int(table[c].sum())
+        near = [int(table[a].sum()) for a in adj]
+        near += [s - int(table[c, 0]), s - int(table[c, -1])]  # one period too few
+        for a in adj:  # one bar taken from the neighbouring category
+            p = n_per // 2
+            near.append(s - int(table[c, p]) + int(table[a, p]))
+        return s, near
+    _, pa, pb = scene.params
+    d = int(table[c, pb] - table[c, pa])
+    near = [int(table[a, pb] - table[a, pa]) for a in adj]
+    for q in (pb - 1, pb + 1):  # off-by-one period
+        if 0 <= q < n_per and q != pa:
+            near.append(int(table[c, q] - table[c, pa]))
+    near.append(-d)
+    return d, near
+
+
+def _spread(rng: np.random.Generator, answer: int, near: list[int], n: int, gap: int) -> list[int]:
+    chosen: list[int] = []
+    for v in near:
+        if len(chosen) < n and all(abs(v - u) >= gap for u in [answer, *chosen]) and v != 0:
+            chosen.append(v)
+    step = int(gap * 1.5)
+    k = 1
+    while len(chosen) < n:
+        sign = 1 if rng.random() < 0.5 else -1
+        for v in (answer + sign * k * step, answer - sign * k * step):
+            if len(chosen) < n and all(abs(v - u) >= gap for u in [answer, *chosen]) and v != 0:
+                chosen.append(v)
+        k += 1
+    order = rng.permutation(len(chosen))
+    return [chosen[int(i)] for i in order]
+
+
+def _fmt(v: float, unit: str, signed: bool) -> str:
+    return f"{int(v):+d} {unit}" if signed else f"{int(v)} {unit}"
+
+
+def _spec(scene: Scene, topic: Topic, kind: str, pidx: tuple[int, ...]) -> ChartSpec:
+    cats = list(scene.categories)
+    table = np.asarray(scene.table)
+    pers = [scene.periods[p] for p in pidx]
+    title = (
+        f"{topic.measure.capitalize()}, {pers[0]}"
+        if len(pers) == 1
+        else f"{topic.measure.capitalize()}, {pers[0]}-{pers[-1]}"
+    )
+    cat_colors = list(CATEGORY_COLORS[: len(cats)])
+    if kind in SINGLE_KINDS:
+        series = [(pers[0], [int(v) for v in table[:, pidx[0]]])]
+        peak, colors, xl = max(series[0][1]), cat_colors, cats
+    elif kind == "line":
+        series = [(cat, [int(table[c, p]) for p in pidx]) for c, cat in enumerate(cats)]
+        peak, colors, xl = int(table[:, list(pidx)].max()), cat_colors, pers
+    else:
+        series = [(per, [int(v) for v in table[:, p]]) for per, p in zip(pers, pidx, strict=True)]
+        colors, xl = list(PERIOD_COLORS[: len(pers)]), cats
+        sub = table[:, list(pidx)]
+        peak = int(sub.sum(axis=1).max() if kind == "stacked" else sub.max())
+    head = 1.45 if kind in ("line", "grouped", "stacked") else 1.2
+    step = 10 if peak * head <= 150 else 20 if peak * head <= 300 else 50
+    ymax = float(np.ceil(peak * head / step) * step)
+    return ChartSpec(
+        kind=kind,
+        title=title,
+        xlabels=xl,
+        series=series,
+        unit=topic.unit,
+        colors=colors,
+        ymax=ymax,
+        value_labels=scene.value_labels,
+    )
+
+
+def _mark_key(kind: str, cat: str, per: str) -> str:
+    return f"{cat}|{per}" if kind == "line" else f"{per}|{cat}"
+
+
+def _referenced_cells(scene: Scene) -> list[tuple[int, int]]:
+    n_cat, n_per = len(scene.categories), len(scene.periods)
+    if scene.qtype == "total":
+        return [(scene.params[0], p) for p in range(n_per)]
+    if scene.qtype == "difference":
+        c, pa, pb = scene.params
+        return [(c, pa), (c, pb)]
+    if scene.qtype == "growth":
+        return [(c, p) for c in range(n_cat) for p in (0, n_per - 1)]
+    return [(c, p) for c in range(n_cat) for p in range(n_per)]
+
+
+def _encoding_text(kind: str, scene: Scene, pidx: tuple[int, ...]) -> str:
+    n = len(scene.categories)
+    cat_cols = ", ".join(f"{scene.categories[i]} {CATEGORY_COLOR_NAMES[i]}" for i in range(n))
+    pers = [scene.periods[p] for p in pidx]
+    if kind == "bar":
+        return f"one bar per {TOPICS[scene.topic].noun} ({cat_cols})"
+    if kind == "pie":
+        how = (
+            "labelled with its value"
+            if scene.value_labels
+            else "labelled with its percentage of the total printed below"
+        )
+        return f"one wedge per {TOPICS[scene.topic].noun} ({cat_cols}), each {how}"
+    if kind == "line":
+        return f"one line per {TOPICS[scene.topic].noun} ({cat_cols}) over {', '.join(pers)}"
+    per_cols = ", ".join(f"{p} {PERIOD_COLOR_NAMES[j]}" for j, p in enumerate(pers))
+    how = "side by side" if kind == "grouped" else "stacked on top of each other"
+    return f"bars of {', '.join(pers)} {how} for each {TOPICS[scene.topic].noun} ({per_cols})"
+
+
+def _periods_text(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _question_text(scene: Scene, topic: Topic, rng: np.random.Generator) -> str:
+    def pick(*xs: str) -> str:
+        return xs[int(rng.integers(len(xs)))]
+
+    parts = []
+    for kind, pidx in scene.blocks:
+        pers = _periods_text([scene.periods[p] for p in pidx])
+        verb = "is" if len(pidx) == 1 else "are"
+        parts.append(f"{pers} {verb} in <image> ({KIND_TEXT[kind]})")
+    intro = pick(
+        f"These charts show the {topic.measure} ({topic.unit}) of {topic.owner} by {topic.noun}: ",
+        f"The {topic.measure} of {topic.owner}, in {topic.unit}, per {topic.noun}, are spread over several charts: ",
+        f"A report on the {topic.measure} of {topic.owner} ({topic.unit}) splits its data by period: ",
+    )
+    intro += "; ".join(parts) + "."
+    cats, pers = scene.categories, scene.periods
+    if scene.qtype == "total":
+        q = pick(
+            f"What is the total {topic.measure} of {cats[scene.params[0]]} over {pers[0]} to {pers[-1]}?",
+            f"Adding up all periods from {pers[0]} to {pers[-1]}, how much did {cats[scene.params[0]]} reach in total?",
+        )
+    elif scene.qtype == "difference":
+        c, pa, pb = scene.params
+        q = pick(
+            f"By how much did the {topic.measure} of {cats[c]} change from {pers[pa]} to {pers[pb]}?",
+            f"What is the change in {cats[c]}'s {topic.measure} between {pers[pa]} and {pers[pb]} "
+            "(later minus earlier)?",
+        )
+    elif scene.qtype == "growth":
+        q = pick(
+            f"Which {topic.noun} grew the most from {pers[0]} to {pers[-1]}?",
+            f"Between {pers[0]} and {pers[-1]}, which {topic.noun} gained the most {topic.measure}?",
+        )
+    else:
+        q = pick(
+            f"Summed over all periods, which {topic.noun} ranks second in {topic.measure}?",
+            f"Which {topic.noun} has the second-highest total {topic.measure} over {pers[0]} to {pers[-1]}?",
+        )
+    return f"{intro} {q}"

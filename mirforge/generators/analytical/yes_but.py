@@ -1,0 +1,460 @@
+"""yes_but: what contradicts the expectation set up by a "YES" panel in the "BUT" panel?
+
+Two panels: the YES panel sets an expectation, the BUT panel reveals what breaks it.
+
+- ``count``: a closed box whose label promises N items of a colour; the open box holds fewer.
+- ``colour``: the label promises items of one colour; the items inside have another.
+- ``order``: a plan on a board shows a tower of coloured blocks; the built tower has two blocks swapped.
+
+Both panels are structured facts (label, contents, plan, tower, and incidental details such as the box or
+table colour), so the contradiction is computed. Options are claims: the true contradiction, false
+contradictions that are near misses (a wrong count, a colour that is not there, a different pair of blocks)
+and true but irrelevant details ("the box stands on a wooden table"). The label's stated values are text in the
+picture and travel in the question facts; everything else the verifier needs is measured from the pixels:
+items are counted and their colours read from the BUT panel, block colours are read bottom to top from both
+panels, and the verifier keeps the one claim that is a contradiction of what it measured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from mirforge.errors import Reject
+from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place
+
+COLORS = {
+    "red": (215, 45, 45),
+    "blue": (45, 90, 215),
+    "green": (40, 160, 70),
+    "yellow": (235, 200, 35),
+    "purple": (140, 65, 190),
+    "orange": (245, 135, 30),
+}
+BOX_COLORS = {"brown": (150, 100, 60), "gray": (140, 140, 145), "teal": (40, 130, 130)}
+TABLE_COLORS = {"wooden": (200, 160, 110), "white": (240, 240, 236), "dark": (90, 85, 80)}
+ITEMS = ("ball", "marble", "sweet")
+KINDS = ("count", "colour", "order")
+ORDINALS = ("bottom", "second", "third", "fourth", "fifth")
+ITEM_R = 15
+BG = (246, 244, 238)
+
+
+@dataclass
+class YesButConfig(TaskConfig):
+    min_count_gap_per_level: tuple[int, ...] = (3, 2, 1)
+    min_item_px: int = 200
+
+    def validate(self) -> None:
+        super().validate()
+        ensure(len(self.min_count_gap_per_level) == 3, "min_count_gap_per_level", "needs 3 values")
+        ensure(all(1 <= g <= 5 for g in self.min_count_gap_per_level), "min_count_gap_per_level", "each 1 to 5")
+        ensure(self.n_options <= 4, "n_options", "at most 4")
+        ensure(self.min_item_px > 0, "min_item_px", "must be positive")
+
+
+@dataclass(frozen=True)
+class Scene:
+    kind: str
+    item: str
+    label_count: int
+    label_color: str
+    actual_count: int
+    actual_color: str
+    box_color: str
+    table_color: str
+    plan: tuple[str, ...]  # order kind: block colours bottom to top
+    tower: tuple[str, ...]
+    layout: tuple[tuple[int, int], ...]  # item centres in the BUT panel
+    n_false: int  # false contradictions among the distractors (the rest are irrelevant details)
+
+
+class YesBut(Task):
+    name = "yes_but"
+    category = "analytical"
+    description = "Find what the BUT panel reveals that contradicts the YES panel (counts, colours, plans)"
+    Config = YesButConfig
+    needs = Needs(renderer=None, cost=0.1)
+
+    def knobs(self, level: int) -> dict[str, Any]:
+        return {
+            "kinds": [("count",), ("count", "colour"), KINDS][level - 1],
+            "min_count_gap": self.config.min_count_gap_per_level[level - 1],
+            "max_items": (8, 12, 14)[level - 1],
+            "n_blocks": (3, 4, 5)[level - 1],
+            "false_claims": (1, 2, 2)[level - 1],
+        }
+
+    # -- scene and question ---------------------------------------------------------------------------------
+    def sample(self, rng: np.random.Generator, level: int) -> Scene:
+        k = self.knobs(level)
+        kind = k["kinds"][int(rng.integers(len(k["kinds"])))]
+        names = list(COLORS)
+        label_color = names[int(rng.integers(len(names)))]
+        label_count = int(rng.integers(max(4, k["min_count_gap"] + 3), k["max_items"] + 1))
+        actual_count, actual_color = label_count, label_color
+        if kind == "count":
+            gap = int(rng.integers(k["min_count_gap"], min(k["min_count_gap"] + 3, label_count - 3) + 1))
+            actual_count = label_count - gap
+        elif kind == "colour":
+            actual_color = [c for c in names if c != label_color][int(rng.integers(len(names) - 1))]
+        plan: tuple[str, ...] = ()
+        tower: tuple[str, ...] = ()
+        if kind == "order":
+            plan = tuple(names[int(i)] for i in rng.permutation(len(names))[: k["n_blocks"]])
+            i, j = sorted(int(v) for v in rng.choice(len(plan), size=2, replace=False))
+            t = list(plan)
+            t[i], t[j] = t[j], t[i]
+            tower = tuple(t)
+        layout = _layout(rng, actual_count) if kind != "order" else ()
+        return Scene(
+            kind=kind,
+            item=ITEMS[int(rng.integers(len(ITEMS)))],
+            label_count=label_count,
+            label_color=label_color,
+            actual_count=actual_count,
+            actual_color=actual_color,
+            box_color=list(BOX_COLORS)[int(rng.integers(len(BOX_COLORS)))],
+            table_color=list(TABLE_COLORS)[int(rng.integers(len(TABLE_COLORS)))],
+            plan=plan,
+            tower=tower,
+            layout=layout,
+            n_false=k["false_claims"],
+        )
+
+    def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
+        n = self.config.n_options
+        claims = _claims(scene, rng)
+        correct = claims["true"]
+        false, details = claims["false"], claims["details"]
+        n_false = min(scene.n_false, len(false), n - 1)
+        pool = false[:n_false] + details[: n - 1 - n_false]
+        if len(pool) < n - 1:
+            raise Reject("not enough claims")
+        pool = [pool[int(i)] for i in rng.permutation(len(pool))]
+        options_c = place(correct, pool, slot)
+        options = [c["text"] for c in options_c]
+        if len(set(options)) != n:
+            raise Reject("duplicate claims")
+        if scene.kind == "order":
+            setup = [
+                "In the YES panel <image> a plan for a tower of blocks is pinned to a board; "
+                "in the BUT panel <image> the tower has been built. ",
+                "<image> (YES) shows the plan of a block tower on a board, "
+                "and <image> (BUT) shows the finished tower. ",
+            ][int(rng.integers(2))]
+        else:
+            setup = [
+                f'In the YES panel <image> a closed box is labelled "{scene.label_count} {scene.label_color.upper()} '
+                f'{scene.item.upper()}S"; in the BUT panel <image> the box is open. ',
+                f'<image> (YES) shows a box whose label reads "{scene.label_count} {scene.label_color.upper()} '
+                f'{scene.item.upper()}S", and <image> (BUT) shows what is inside. ',
+            ][int(rng.integers(2))]
+        q = ["What does the BUT panel reveal that contradicts the YES panel?", "What is the contradiction?"][
+            int(rng.integers(2))
+        ]
+        facts = {
+            "claims": options_c,
+            "label": {"count": scene.label_count, "color": scene.label_color, "item": scene.item},
+        }
+        return Question(text=setup + q, options=options, answer=slot, facts=facts)
+
+    # -- rendering and verification ----------------------------------------------------------------------------
+    def render(self, scene: Scene, question: Question) -> Rendered:
+        size = self.image_size
+        if scene.kind == "order":
+            yes, yes_mask, yes_regions = _draw_plan(size, scene)
+            but, but_mask, but_regions = _draw_tower(size, scene)
+            measured = {
+                "kind": "order",
+                "plan": _read_stack(yes, yes_mask, len(scene.plan)),
+                "tower": _read_stack(but, but_mask, len(scene.tower)),
+            }
+        else:
+            yes, _, yes_regions = _draw_closed_box(size, scene)
+            but, but_mask, but_regions = _draw_open_box(size, scene)
+            items = []
+            for i in range(1, len(scene.layout) + 1):
+                px = but_mask == i
+                if int(px.sum()) < self.config.min_item_px:
+                    raise Reject("an item is hidden")
+                items.append(_color_name(but[px].mean(axis=0)))
+            measured = {"kind": scene.kind, "n_items": len(items), "item_colors": sorted(set(items))}
+        regions = [Region(0, n, b) for n, b in yes_regions] + [Region(1, n, b) for n, b in but_regions]
+        return Rendered(images=[yes, but], measured=measured, regions=regions)
+
+    def verify(self, question: Question, rendered: Rendered) -> int:
+        m = rendered.measured
+        label = question.facts["label"]
+        hits = [i for i, c in enumerate(question.facts["claims"]) if _contradiction_holds(c, m, label)]
+        if len(hits) != 1:
+            raise Reject(f"{len(hits)} claims match what the panels show")
+        return hits[0]
+
+    # -- reasoning steps ------------------------------------------------------------------------------------
+    def step_facts(self, scene: Scene, question: Question, rendered: Rendered) -> dict[str, Any]:
+        m = rendered.measured
+        boxes = {(r.image, r.name): r.box for r in rendered.regions}
+        claims = []
+        for i, c in enumerate(question.facts["claims"]):
+            claims.append(
+                {
+                    "letter": "ABCDEFGH"[i],
+                    "text": c["text"],
+                    "type": c["type"],
+                    "holds": _contradiction_holds(c, m, question.facts["label"]),
+                    "why": _why(c, m, question.facts["label"]),
+                }
+            )
+        facts: dict[str, Any] = {
+            "kind": scene.kind,
+            "item": scene.item,
+            "box_color": scene.box_color,
+            "table_color": scene.table_color,
+            "claims": claims,
+            "regions": [{"image": r.image + 1, "name": r.name, "box": r.box} for r in rendered.regions],
+            "boxes": {f"{i}:{n}": b for (i, n), b in boxes.items()},
+        }
+        if scene.kind == "order":
+            diff = [k for k, (a, b) in enumerate(zip(m["plan"], m["tower"], strict=True)) if a != b]
+            facts.update(
+                plan=m["plan"],
+                tower=m["tower"],
+                swapped=[{"level": ORDINALS[k], "plan": m["plan"][k], "tower": m["tower"][k]} for k in diff],
+            )
+        else:
+            facts.update(
+                label_count=scene.label_count,
+                label_color=scene.label_color,
+                n_items=m["n_items"],
+                item_colors=m["item_colors"],
+            )
+        return facts
+
+
+# -- claims ---------------------------------------------------------------------------------------------------
+def _claims(scene: Scene, rng: np.random.Generator) -> dict[str, Any]:
+    it = scene.item
+    details = [
+        {"type": "detail", "text": f"The box is {scene.box_color} in both panels"},
+        {"type": "detail", "text": f"The box stands on a {scene.table_color} table"},
+        {"type": "detail", "text": "The label is written in capital letters"},
+    ]
+    if scene.kind == "order":
+        details = [
+            {
+                "type": "detail",
+                "text": f"The plan shows {len(scene.plan)} blocks, and the tower has {len(scene.tower)}",
+            },
+            {"type": "detail", "text": "The plan is pinned to a board with a dark frame"},
+            {"type": "detail", "text": "The tower stands on the floor"},
+        ]
+        diff = [k for k, (a, b) in enumerate(zip(scene.plan, scene.tower, strict=True)) if a != b]
+        i, j = diff
+        true = {
+            "type": "swap",
+            "pair": sorted([scene.plan[i], scene.plan[j]]),
+            "text": f"The {scene.plan[i]} and {scene.plan[j]} blocks are swapped compared with the plan",
+        }
+        false = []
+        others = [(a, b) for a in range(len(scene.plan)) for b in range(a + 1, len(scene.plan)) if (a, b) != (i, j)]
+        for a, b in [others[int(x)] for x in rng.permutation(len(others))][:2]:
+            false.append(
+                {
+                    "type": "swap",
+                    "pair": sorted([scene.plan[a], scene.plan[b]]),
+                    "text": f"The {scene.plan[a]} and {scene.plan[b]} blocks are swapped compared with the plan",
+                }
+            )
+        top = scene.plan[-1]
+        if scene.tower[-1] == top:
+            false.append({"type": "top", "color": top, "text": f"The {top} block is missing from the top of the tower"})
+        return {"true": true, "false": false, "details": [details[int(x)] for x in rng.permutation(len(details))]}
+    n, c = scene.label_count, scene.label_color
+    wrong_color = [x for x in COLORS if x not in (scene.label_color, scene.actual_color)][int(rng.integers(4))]
+    count_claim = {
+        "type": "count",
+        "count": scene.actual_count,
+        "text": f"The label promises {n} {it}s, but the box holds only {scene.actual_count}",
+    }
+    color_claim = {
+        "type": "colour",
+        "color": scene.actual_color,
+        "text": f"The label promises {c} {it}s, but the {it}s inside are {scene.actual_color}",
+    }
+    if scene.kind == "count":
+        true = count_claim
+        off = scene.actual_count + (1 if rng.random() < 0.5 and scene.actual_count + 1 < n else -1)
+        false = [
+            {
+                "type": "colour",
+                "color": wrong_color,
+                "text": f"The label promises {c} {it}s, but the {it}s inside are {wrong_color}",
+            },
+            {"type": "count", "count": off, "text": f"The label promises {n} {it}s, but the box holds only {off}"},
+        ]
+    else:
+        true = color_claim
+        fewer = n - 1 - int(rng.integers(min(3, n - 2)))
+        false = [
+            {"type": "count", "count": fewer, "text": f"The label promises {n} {it}s, but the box holds only {fewer}"},
+            {
+                "type": "colour",
+                "color": wrong_color,
+                "text": f"The label promises {c} {it}s, but the {it}s inside are {wrong_color}",
+            },
+        ]
+    false = [false[int(x)] for x in rng.permutation(len(false))]
+    return {"true": true, "false": false, "details": [details[int(x)] for x in rng.permutation(len(details))]}
+
+
+def _contradiction_holds(claim: dict[str, Any], m: dict[str, Any], label: dict[str, Any]) -> bool:
+    """Is this claim a contradiction that the measured panels actually show?"""
+    t = claim["type"]
+    if t == "detail":
+        return False  # true, perhaps, but never a contradiction of the label or the plan
+    if t == "count":
+        return m.get("n_items") == claim["count"] and claim["count"] != label["count"]
+    if t == "colour":
+        return m.get("item_colors") == [claim["color"]] and claim["color"] != label["color"]
+    if t == "swap":
+        plan, tower = m["plan"], m["tower"]
+        diff = [k for k in range(len(plan)) if plan[k] != tower[k]]
+        return len(diff) == 2 and sorted(plan[k] for k in diff) == claim["pair"] and plan[diff[0]] == tower[diff[1]]
+    if t == "top":
+        return len(m["tower"]) < len(m["plan"]) and m["plan"][-1] == claim["color"]
+    return False
+
+
+def _why(claim: dict[str, Any], m: dict[str, Any], label: dict[str, Any]) -> str:
+    t = claim["type"]
+    if t == "detail":
+        return "true or not, it is an incidental detail and contradicts nothing the YES panel promises"
+    if t == "count":
+        return f"the BUT panel shows {m['n_items']} {label['item']}s" + (
+            ", exactly as stated here" if m["n_items"] == claim["count"] else f", not {claim['count']}"
+        )
+    if t == "colour":
+        shown = " and ".join(m["item_colors"])
+        return f"the {label['item']}s inside are {shown}"
+    if t == "swap":
+        return "bottom to top the plan reads " + ", ".join(m["plan"]) + " and the tower " + ", ".join(m["tower"])
+    return f"the tower has {len(m['tower'])} blocks like the plan, with {m['tower'][-1]} on top"
+
+
+# -- drawing and measuring ------------------------------------------------------------------------------------
+def _layout(rng: np.random.Generator, n: int) -> tuple[tuple[int, int], ...]:
+    """Item centres inside the open box (x 104-344, y 210-350), on a jittered grid so items never touch."""
+    cols, rows = 5, 3
+    cells = [(c, r) for r in range(rows) for c in range(cols)]
+    chosen = [cells[int(i)] for i in rng.permutation(len(cells))[:n]]
+    out = []
+    for c, r in chosen:
+        x = 124 + c * 50 + int(rng.integers(-6, 7))
+        y = 232 + r * 46 + int(rng.integers(-5, 6))
+        out.append((x, y))
+    return tuple(out)
+
+
+def _panel(size: int, title: str, table: str | None) -> np.ndarray:
+    img = np.empty((size, size, 3), dtype=np.uint8)
+    img[:] = BG
+    if table is not None:
+        img[330:] = TABLE_COLORS[table]
+    cv2.rectangle(img, (0, 0), (size - 1, size - 1), (40, 40, 40), 3)
+    cv2.putText(img, title, (20, 52), cv2.FONT_HERSHEY_DUPLEX, 1.5, (30, 30, 30), 3, cv2.LINE_AA)
+    return img
+
+
+def _box(mask: np.ndarray, value: int) -> list[int]:
+    ys, xs = np.nonzero(mask == value)
+    return [int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1]
+
+
+def _draw_closed_box(size: int, scene: Scene) -> tuple[np.ndarray, np.ndarray, list]:
+    img = _panel(size, "YES", scene.table_color)
+    box = BOX_COLORS[scene.box_color]
+    cv2.rectangle(img, (84, 190), (364, 370), box, -1)
+    cv2.rectangle(img, (74, 170), (374, 200), tuple(int(c * 0.75) for c in box), -1)  # lid
+    cv2.rectangle(img, (120, 238), (328, 330), (252, 252, 250), -1)
+    cv2.rectangle(img, (120, 238), (328, 330), (60, 60, 60), 2)
+    text1 = f"{scene.label_count} {scene.label_color.upper()}"
+    text2 = f"{scene.item.upper()}S"
+    for t, y in ((text1, 278), (text2, 316)):
+        (w, _), _ = cv2.getTextSize(t, cv2.FONT_HERSHEY_DUPLEX, 0.9, 2)
+        cv2.putText(img, t, (224 - w // 2, y), cv2.FONT_HERSHEY_DUPLEX, 0.9, (20, 20, 20), 2, cv2.LINE_AA)
+    return img, np.zeros((size, size), np.uint8), [("box", [74, 170, 375, 371]), ("label", [120, 238, 329, 331])]
+
+
+def _draw_open_box(size: int, scene: Scene) -> tuple[np.ndarray, np.ndarray, list]:
+    img = _panel(size, "BUT", scene.table_color)
+    mask = np.zeros((size, size), np.uint8)
+    box = BOX_COLORS[scene.box_color]
+    cv2.rectangle(img, (84, 190), (364, 370), box, -1)
+    cv2.rectangle(img, (96, 202), (352, 360), tuple(int(c * 0.55) for c in box), -1)  # inside of the box
+    cv2.rectangle(img, (60, 120), (388, 150), tuple(int(c * 0.75) for c in box), -1)  # lid, lifted
+    color = COLORS[scene.actual_color]
+    for i, (x, y) in enumerate(scene.layout, start=1):
+        cv2.circle(img, (x, y), ITEM_R, color, -1, lineType=cv2.LINE_AA)
+        cv2.circle(img, (x - 5, y - 5), 4, tuple(min(255, c + 70) for c in color), -1, lineType=cv2.LINE_AA)
+        cv2.circle(mask, (x, y), ITEM_R - 1, i, -1)
+    regions = [("box", [60, 120, 389, 371])]
+    regions += [(f"{scene.item} {i}", _box(mask, i)) for i in range(1, len(scene.layout) + 1)]
+    return img, mask, regions
+
+
+def _block_rects(n: int, x0: int, width: int, bottom: int, height: int) -> list[tuple[int, int, int, int]]:
+    return [(x0, bottom - (k + 1) * height, x0 + width, bottom - k * height) for k in range(n)]
+
+
+def _draw_stack(img: np.ndarray, mask: np.ndarray, colors: tuple[str, ...], rects: list) -> list:
+    regions = []
+    for k, (c, (x0, y0, x1, y1)) in enumerate(zip(colors, rects, strict=True), start=1):
+        cv2.rectangle(img, (x0, y0), (x1 - 1, y1 - 1), COLORS[c], -1)
+        cv2.rectangle(img, (x0, y0), (x1 - 1, y1 - 1), (40, 40, 40), 1)
+        mask[y0 + 3 : y1 - 3, x0 + 3 : x1 - 3] = k
+        regions.append((f"{c} block", [x0, y0, x1, y1]))
+    return regions
+
+
+def _draw_plan(size: int, scene: Scene) -> tuple[np.ndarray, np.ndarray, list]:
+    img = _panel(size, "YES", None)
+    mask = np.zeros((size, size), np.uint8)
+    cv2.rectangle(img, (90, 80), (358, 420), (70, 60, 50), -1)
+    cv2.rectangle(img, (102, 92), (346, 408), (252, 252, 248), -1)
+    cv2.putText(img, "PLAN", (180, 130), cv2.FONT_HERSHEY_DUPLEX, 1.0, (30, 30, 30), 2, cv2.LINE_AA)
+    rects = _block_rects(len(scene.plan), 184, 80, 390, 48)
+    regions = [("plan", [90, 80, 359, 421])] + _draw_stack(img, mask, scene.plan, rects)
+    return img, mask, regions
+
+
+def _draw_tower(size: int, scene: Scene) -> tuple[np.ndarray, np.ndarray, list]:
+    img = _panel(size, "BUT", None)
+    img[400:] = (170, 160, 150)
+    mask = np.zeros((size, size), np.uint8)
+    rects = _block_rects(len(scene.tower), 154, 140, 400, 60)
+    regions = [("tower", [154, 400 - 60 * len(scene.tower), 294, 400])] + _draw_stack(img, mask, scene.tower, rects)
+    return img, mask, regions
+
+
+def _read_stack(img: np.ndarray, mask: np.ndarray, n: int) -> list[str]:
+    """Block colours bottom to top, from the pixels of each block."""
+    found = []
+    for k in range(1, n + 1):
+        px = mask == k
+        if not px.any():
+            raise Reject("a block is not visible")
+        ys = np.nonzero(px)[0]
+        found.append((-float(ys.mean()), _color_name(img[px].mean(axis=0))))
+    return [c for _, c in sorted(found)]
+
+
+def _color_name(rgb: np.ndarray) -> str:
+    d = {name: float(np.sum((np.asarray(c, dtype=float) - rgb) ** 2)) for name, c in COLORS.items()}
+    best = min(d, key=d.get)
+    if d[best] > 60.0**2:
+        raise Reject("item colour does not match a known colour")
+    return best

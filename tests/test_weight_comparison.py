@@ -1,0 +1,100 @@
+"""weight_comparison: determinism, verifier from the tilt in the pixels, transitivity, balance, config."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from mirforge.errors import InputError, Reject
+from mirforge.generators.analytical.weight_comparison import _relation, _tilt_of, solve
+from mirforge.instance import problems
+
+from conftest import ask_only, generate, letter_shares, make_task, record
+
+
+@pytest.fixture(scope="module")
+def task():
+    return make_task("weight_comparison")
+
+
+@pytest.fixture(scope="module")
+def sample(task):
+    return [generate(task, i, seed=3) for i in range(3)]  # one per level
+
+
+def test_same_seed_same_bytes(task, sample):
+    again = generate(task, 1, seed=3)
+    assert again.instance.to_json() == sample[1].instance.to_json()
+    assert again.images == sample[1].images
+
+
+def test_records_are_valid_and_cite_regions(sample):
+    for g in sample:
+        rec = record(g)
+        assert problems(rec) == []
+        assert 3 <= len(rec["images"]) <= 6
+        for region in rec["regions"]:
+            assert str(region["box"]).replace(" ", "") in rec["text2img"].replace(" ", "")
+        assert rec["conclusion"].endswith(f"the answer is {rec['answer']}.")
+
+
+def test_verifier_reads_the_tilt_and_rejects_a_planted_wrong_answer(task):
+    scene, question = ask_only(task, 4, seed=3)
+    rendered = task.render(scene, question)
+    for picture, comp in zip(rendered.measured["pictures"], scene.comparisons, strict=True):
+        drop = picture["left_pan_y"] - picture["right_pan_y"]
+        tilt = _tilt_of(scene, comp)
+        assert (drop > 10) == (tilt < 0) and (drop < -10) == (tilt > 0)
+    assert task.verify(question, rendered) == question.answer
+    wrong = copy.deepcopy(question)
+    wrong.answer = (question.answer + 1) % len(question.options)
+    assert task.verify(wrong, rendered) != wrong.answer
+
+
+def test_verifier_rejects_when_a_needed_picture_goes_missing(task):
+    """Some picture is a link of the chain: without it the answer is no longer forced."""
+    scene, question = ask_only(task, 4, seed=7)
+    rendered = task.render(scene, question)
+    pictures = rendered.measured["pictures"]
+    undecided = 0
+    for k in range(len(pictures)):
+        cut = copy.deepcopy(rendered)
+        cut.measured["pictures"] = pictures[:k] + pictures[k + 1 :]
+        try:
+            task.verify(question, cut)
+        except Reject:
+            undecided += 1
+    assert undecided >= 1
+
+
+def test_answers_need_chaining_and_are_unique(task):
+    for i in range(200):
+        scene, q = ask_only(task, i)
+        n = len(scene.names)
+        relations = [_relation(c, _tilt_of(scene, c)) for c in scene.comparisons]
+        answer = solve(scene.qtype, n, relations)
+        assert answer is not None
+        if scene.qtype != "order":
+            assert scene.names[answer] == q.options[q.answer]
+            w = scene.weights[answer]
+            others = [x for k, x in enumerate(scene.weights) if k != answer]
+            assert all(w > x for x in others) if scene.qtype == "heaviest" else all(w < x for x in others)
+            # no single picture settles it: the answer is never compared directly with every other object
+            direct = {k for c in scene.comparisons if answer in c[0] + c[1] for k in c[0] + c[1]}
+            assert len(direct) < n
+        else:
+            assert [scene.weights[k] for k in answer] == sorted(scene.weights, reverse=True)
+        assert 3 <= len(scene.comparisons) <= 6
+        assert q.text.count("<image>") == len(scene.comparisons)
+
+
+def test_answer_letters_are_balanced(task):
+    shares = letter_shares(task, n=400)
+    assert set(shares) == set("ABCD")
+    assert all(abs(s - 0.25) <= 0.05 for s in shares.values()), shares
+
+
+def test_bad_config_names_the_field():
+    with pytest.raises(InputError, match="weight_comparison.objects_per_level"):
+        make_task("weight_comparison", objects_per_level="3,4,9")
