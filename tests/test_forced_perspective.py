@@ -1,0 +1,112 @@
+"""forced_perspective: determinism, records, verifier, option separation, the misleading distractor, config."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import pytest
+
+from mirforge.errors import InputError, Reject
+from mirforge.generators.spatial.forced_perspective import CATALOGUE, _measured_ratio
+from mirforge.instance import problems
+
+from conftest import ask_only, generate, make_task, record
+
+N_CHECK = 200
+
+
+@pytest.fixture(scope="module")
+def task():
+    return make_task("forced_perspective")
+
+
+@pytest.fixture(scope="module")
+def sample(task):
+    return [generate(task, i, seed=3) for i in range(3)]  # one per level
+
+
+@pytest.fixture(scope="module")
+def asked(task):
+    return [ask_only(task, i) for i in range(400)]
+
+
+def test_same_seed_same_bytes(task, sample):
+    again = generate(task, 1, seed=3)
+    assert again.instance.to_json() == sample[1].instance.to_json()
+    assert again.images == sample[1].images
+
+
+def test_records_are_valid_and_cite_every_object(task, sample):
+    for level, g in enumerate(sample, 1):
+        rec = record(g)
+        assert problems(rec) == []
+        knobs = task.knobs(level)
+        assert len(rec["images"]) == knobs["n_images"]
+        assert g.instance.difficulty == {"level": level, "knobs": knobs}
+        assert len(rec["regions"]) == 2 * knobs["n_images"]  # two chain objects in every image
+        for region in rec["regions"]:
+            text = rec["text2img"].replace(" ", "")
+            in_image = text.split(f"InImage{region['image'] + 1},")[1].split(".InImage")[0]
+            assert region["name"].replace(" ", "") in in_image
+            assert str(region["box"]).replace(" ", "") in in_image
+        assert rec["conclusion"].endswith(f"the answer is {rec['answer']}.")
+
+
+def test_the_verifier_recovers_the_true_ratio_through_the_chain(task):
+    for i in range(6):
+        scene, question = ask_only(task, i, seed=7)
+        rendered = task.render(scene, question)
+        est = _measured_ratio(question.facts, rendered.measured)
+        truth = scene.heights[-1] / scene.heights[0]
+        assert abs(math.log(est["total"] / truth)) < 0.4 * math.log(scene.gap)
+        for k, link in enumerate(est["links"]):
+            assert abs(math.log(link * scene.heights[k] / scene.heights[k + 1])) < 0.06
+        assert task.verify(question, rendered) == question.answer
+
+
+def test_verifier_rejects_a_planted_wrong_answer(task):
+    scene, question = ask_only(task, 4, seed=3)
+    rendered = task.render(scene, question)
+    assert task.verify(question, rendered) == question.answer
+    wrong = copy.deepcopy(question)
+    wrong.answer = (question.answer + 1) % len(question.options)
+    assert task.verify(wrong, rendered) != wrong.answer
+    moved = copy.deepcopy(question)  # an option list that no longer holds the measured ratio
+    moved.facts["values"][question.answer] *= 1.5
+    with pytest.raises(Reject):
+        task.verify(moved, rendered)
+
+
+def test_options_are_separated_and_include_the_apparent_answer(task, asked):
+    for scene, q in asked[:N_CHECK]:
+        values, kinds, gap = q.facts["values"], q.facts["kinds"], q.facts["gap"]
+        assert kinds[q.answer] == "truth" and "apparent" in kinds
+        assert abs(values[q.answer] - scene.heights[-1] / scene.heights[0]) < 1e-3 * values[q.answer]
+        for i in range(len(values)):
+            for j in range(i):
+                assert abs(math.log(values[i] / values[j])) >= math.log(gap) - 1e-3
+        assert len(set(q.options)) == len(q.options) == task.config.n_options
+        assert len(scene.chain) == len(scene.shots) + 1 == len(set(scene.chain))
+        colors = [next(it.color for it in CATALOGUE if it.noun == n) for n in scene.chain]
+        assert len(set(colors)) == len(colors)
+
+
+def test_apparent_size_misleads_often(asked):
+    shots = [s for scene, _ in asked[:N_CHECK] for s in scene.shots]
+    assert sum(s.misleading for s in shots) / len(shots) > 0.5
+
+
+def test_answer_letters_are_balanced(asked):
+    letters = [q.letter for _, q in asked]
+    shares = {letter: letters.count(letter) / len(letters) for letter in "ABCD"}
+    assert all(abs(s - 0.25) <= 0.05 for s in shares.values()), shares
+
+
+def test_bad_config_names_the_field():
+    with pytest.raises(InputError, match="forced_perspective.images_per_level"):
+        make_task("forced_perspective", images_per_level="3,4,8")
+    with pytest.raises(InputError, match="forced_perspective.option_gap"):
+        make_task("forced_perspective", option_gap="1.6,1.4,1.1")
+    with pytest.raises(InputError, match="forced_perspective.option_gap"):
+        make_task("forced_perspective", option_gap="1.6,1.4,0")
