@@ -105,7 +105,7 @@ class Camera:
 class Scene3D:
     objects: tuple[Object3D, ...]
     ground: bool = True
-    ground_color: tuple[int, int, int] = (225, 222, 215)
+    ground_color: tuple[int, int, int] = (165, 152, 132)  # a light wooden table, distinct from the background
     background: tuple[int, int, int] = (250, 250, 250)
     light_direction: tuple[float, float, float] = (-0.45, 0.55, -1.0)  # lights front, right and top faces
     extras: dict = field(default_factory=dict, compare=False)
