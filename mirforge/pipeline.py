@@ -37,6 +37,7 @@ class RunSpec:
     templates: Path | None = None
     rewriter: dict | None = None  # see mirforge.templates.rewriter; None keeps the templated steps
     llm_cache: Path | None = None  # where rewriter responses are cached (it decides the bytes on a rerun)
+    realism: dict | None = None  # see mirforge.realism; None keeps the procedural images
 
 
 def level_of(task: Task, index: int) -> int:
@@ -81,6 +82,12 @@ def generate_one(task: Task, spec: RunSpec, index: int) -> Generated:
             timings["verify"] += time.perf_counter() - t2
             if derived != question.answer:
                 raise Reject("verifier disagrees")
+            if spec.realism is not None and any(rendered.layers):
+                from mirforge.realism import apply_realism
+
+                t5 = time.perf_counter()
+                rendered = apply_realism(task, question, rendered, spec.realism, seed_value(seq) + attempt)
+                timings["realism"] += time.perf_counter() - t5
         except Reject as why:
             rejections[str(why)] += 1
             continue

@@ -120,6 +120,15 @@ class Region:
 
 
 @dataclass
+class Layer:
+    """What a post-pass (the diffusion realism pass) needs to know about one image to keep its geometry."""
+
+    ids: np.ndarray  # H x W ints: 0 background, i + 1 for object i
+    names: list[str]  # name of object i, as the text calls it
+    depth: np.ndarray | None = None  # H x W distance from the camera, 0 where nothing was hit
+
+
+@dataclass
 class Rendered:
     """What a task drew: images, the facts measured from them, and the regions the text refers to."""
 
@@ -127,6 +136,7 @@ class Rendered:
     measured: dict[str, Any]
     regions: list[Region]
     videos: list[bytes] = field(default_factory=list)  # encoded clips, kept only with --keep-video
+    layers: list[Layer | None] = field(default_factory=list)  # per image; None: no post-pass may touch it
 
 
 @dataclass
