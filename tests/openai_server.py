@@ -1,0 +1,178 @@
+"""A small OpenAI-compatible chat server on 127.0.0.1 for tests (threaded, stdlib only, Pillow to decode images).
+
+    with OpenAIServer(respond=lambda request, images: "Your option: B") as server:
+        client = openai.OpenAI(base_url=server.url, api_key="x")
+        ...
+        assert server.count == 1 and len(server.images[0]) == 3
+
+- ``respond(request, images)`` returns the text of one choice (called once per choice); ``images`` are the decoded
+  images of the request, in the order of their ``image_url`` parts (``Decoded``: size, mode, sha256 of the pixels
+  and of the encoded bytes). A fixed string or a list of strings (cycled) also works.
+- ``honour_n``: return n choices when the request asks for n (vLLM does), else always one (llama.cpp does).
+- ``fail(*faults)``: the next requests fail in order, one fault each: an HTTP status (500, 429, 503 ...) or
+  ``"timeout"`` (the reply is delayed by ``timeout_delay`` seconds, past the client's timeout).
+- ``requests`` (parsed bodies), ``images`` (per request), ``count`` (all requests, faults included).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from PIL import Image
+
+
+@dataclass(frozen=True)
+class Decoded:
+    size: tuple[int, int]
+    mode: str
+    pixels_sha256: str
+    bytes_sha256: str
+
+
+def decode_data_url(url: str) -> Decoded:
+    if not url.startswith("data:") or ";base64," not in url:
+        raise ValueError(f"not a base64 data URL: {url[:40]!r}")
+    raw = base64.b64decode(url.split(";base64,", 1)[1], validate=True)
+    with Image.open(io.BytesIO(raw)) as im:
+        im.load()
+        return Decoded(im.size, im.mode, hashlib.sha256(im.tobytes()).hexdigest(), hashlib.sha256(raw).hexdigest())
+
+
+Responder = Callable[[dict[str, Any], list[Decoded]], str]
+
+
+class OpenAIServer:
+    def __init__(
+        self,
+        respond: Responder | str | list[str] = "Your option: A",
+        *,
+        honour_n: bool = True,
+        model: str = "test-model",
+        timeout_delay: float = 2.0,
+    ) -> None:
+        if isinstance(respond, str):
+            text = respond
+            respond = lambda request, images: text  # noqa: E731
+        elif isinstance(respond, list):
+            texts, counter = list(respond), iter(range(10**9))
+            respond = lambda request, images: texts[next(counter) % len(texts)]  # noqa: E731
+        self.respond: Responder = respond
+        self.honour_n = honour_n
+        self.model = model
+        self.timeout_delay = timeout_delay
+        self.requests: list[dict[str, Any]] = []
+        self.images: list[list[Decoded]] = []
+        self.count = 0
+        self.faults: list[int | str] = []
+        self.lock = threading.Lock()
+        self.httpd: ThreadingHTTPServer | None = None
+        self.thread: threading.Thread | None = None
+
+    # -- lifecycle
+    def start(self) -> OpenAIServer:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(200, {"object": "list", "data": [{"id": server.model, "object": "model"}]})
+                else:
+                    self._send(404, {"error": {"message": "not found"}})
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                status, payload = server.handle(self.path, body)
+                try:
+                    self._send(status, payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                if status == 429:
+                    self.send_header("Retry-After", "0")
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self.httpd is not None:
+            self.httpd.shutdown()
+            self.httpd.server_close()
+            self.httpd = None
+
+    def __enter__(self) -> OpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        assert self.httpd is not None, "start the server first"
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def fail(self, *faults: int | str) -> None:
+        with self.lock:
+            self.faults += list(faults)
+
+    # -- requests
+    def handle(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        with self.lock:
+            self.count += 1
+            fault = self.faults.pop(0) if self.faults else None
+        if fault == "timeout":
+            time.sleep(self.timeout_delay)
+            return 503, {"error": {"message": "slow"}}
+        if isinstance(fault, int):
+            return fault, {"error": {"message": f"scripted {fault}", "type": "server_error", "code": fault}}
+        if not path.rstrip("/").endswith("/chat/completions"):
+            return 404, {"error": {"message": f"no route {path}"}}
+        images = []
+        for message in body.get("messages", []):
+            content = message.get("content")
+            if isinstance(content, list):
+                for part in content:
+                    if part.get("type") == "image_url":
+                        images.append(decode_data_url(part["image_url"]["url"]))
+        with self.lock:
+            self.requests.append(body)
+            self.images.append(images)
+        n = int(body.get("n") or 1) if self.honour_n else 1
+        choices = [
+            {
+                "index": i,
+                "message": {"role": "assistant", "content": self.respond(body, images)},
+                "finish_reason": "stop",
+            }
+            for i in range(n)
+        ]
+        return 200, {
+            "id": f"chatcmpl-{self.count}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", self.model),
+            "choices": choices,
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }

@@ -1,0 +1,183 @@
+"""Exports: tag/image counts and order, paths, the concatenated file, and loading in the real consumers."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_stages import make_dataset, pass_rates
+from typer.testing import CliRunner
+
+from mirforge.cli import app
+from mirforge.curriculum import dataset_records
+from mirforge.curriculum.commands import build_and_export
+from mirforge.curriculum.export import FORMATS, check_record, image_tags
+from mirforge.errors import MirforgeError
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+STAGES = [f"stage{i}" for i in range(6)]
+
+
+def write_difficulty(dataset: Path) -> None:
+    lines = [{"id": i, "p": p} for i, p in pass_rates(dataset_records(dataset)).items()]
+    (dataset / "difficulty.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+def read(path: Path) -> list[dict[str, Any]]:
+    if path.suffix == ".jsonl":
+        return [json.loads(x) for x in path.read_text().splitlines()]
+    return json.loads(path.read_text())
+
+
+def file_of(out: Path, fmt: str, name: str) -> Path:
+    return out / fmt / (f"{name}.jsonl" if fmt in ("swift", "trl") else f"{name}.json")
+
+
+def images_of(fmt: str, record: dict[str, Any]) -> list[str]:
+    return record["image"] if fmt == "llava" else record["images"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, Any]]:
+    root = tmp_path_factory.mktemp("export")
+    dataset = make_dataset(root / "data", per_task=15)
+    write_difficulty(dataset)
+    out = root / "cur"
+    stats = build_and_export(dataset, out, None, None, list(FORMATS), copy_images=False)
+    return dataset, out, stats
+
+
+def test_every_format_matches_tags_images_and_order(built: tuple[Path, Path, dict[str, Any]]) -> None:
+    dataset, out, stats = built
+    stage_rows = {n: read(out / "stages" / f"{n}.jsonl") for n in STAGES}
+    for fmt in FORMATS:
+        for name in STAGES:
+            records = read(file_of(out, fmt, name))
+            assert len(records) == len(stage_rows[name]) == stats["exports"][f"{fmt}/{name}"]
+            for record, row in zip(records, stage_rows[name], strict=True):
+                prompt_tags, other_tags, n_images = image_tags(fmt, record)
+                assert prompt_tags == n_images == len(row["images"]) and other_tags == 0
+                # same files, same order, relative to the format folder
+                paths = [(out / fmt / p).resolve() for p in images_of(fmt, record)]
+                assert paths == [(dataset / p).resolve() for p in row["images"]]
+                assert all(not Path(p).is_absolute() for p in images_of(fmt, record))
+                assert all(p.is_file() for p in paths)
+
+
+def test_literal_image_in_steps_is_escaped(built: tuple[Path, Path, dict[str, Any]]) -> None:
+    _, out, _ = built
+    row = read(out / "stages" / "stage0.jsonl")[0]
+    assert "the word [image] is literal" in row["target"]
+    swift = read(file_of(out, "swift", "stage1"))[0]
+    assert "the word [image] is literal" in swift["messages"][0]["content"]  # text2img is in stage1's prompt
+
+
+def test_trl_parts_interleave(built: tuple[Path, Path, dict[str, Any]]) -> None:
+    _, out, _ = built
+    record = read(file_of(out, "trl", "stage3"))[0]
+    kinds = [p["type"] for p in record["prompt"][0]["content"]]
+    assert kinds[0] == "text" and kinds.count("image") == len(record["images"])
+    assert kinds[1:-1].count("text") == kinds.count("image") - 1  # ", " between the slots
+    assert record["completion"][0]["role"] == "assistant"
+
+
+def test_single_file_is_the_stages_in_order(built: tuple[Path, Path, dict[str, Any]]) -> None:
+    _, out, stats = built
+    for fmt in FORMATS:
+        concatenated = [r for n in STAGES for r in read(file_of(out, fmt, n))]
+        assert read(file_of(out, fmt, "all")) == concatenated
+    info = json.loads((out / "llamafactory" / "dataset_info.json").read_text())
+    assert set(info) == {f"mirforge_{n}" for n in [*STAGES, "all"]}
+    assert info["mirforge_all"]["file_name"] == "all.json" and info["mirforge_all"]["formatting"] == "sharegpt"
+    order = (out / "ORDER.md").read_text()
+    for flag in ("--train_sampler_random false", "--dataset_shuffle false", "disable_shuffling: true"):
+        assert flag in order
+    assert "sequential" in stats["flags"]["trl"]
+    assert (out / "llava" / "order.yaml").read_text().count("sampling_strategy: all") == len(STAGES)
+    meta = json.loads((out / "curriculum.json").read_text())
+    assert [s["stage"] for s in meta["stages"]] == STAGES and meta["schedule"]["seed"] == 0
+
+
+def test_datasets_load_every_export(built: tuple[Path, Path, dict[str, Any]]) -> None:
+    datasets = pytest.importorskip("datasets")
+    _, out, _ = built
+    for fmt in FORMATS:
+        path = file_of(out, fmt, "stage2")
+        ds = datasets.load_dataset("json", data_files=str(path), split="train")
+        assert len(ds) == len(read(path))
+
+
+def test_trl_collator_on_the_export(built: tuple[Path, Path, dict[str, Any]], tmp_path: Path) -> None:
+    pytest.importorskip("trl")
+    from trl.trainer.sft_trainer import DataCollatorForVisionLanguageModeling
+
+    from mirforge.curriculum.export import load_trl
+    from mirforge.curriculum.models import load_processor
+    from mirforge.curriculum.tiny import build_tiny_vlm
+
+    _, out, _ = built
+    processor = load_processor(build_tiny_vlm(tmp_path / "tiny", "qwen2_vl"))
+    ds = load_trl(file_of(out, "trl", "stage1"))
+    rows = [ds[i] for i in range(3)]
+    assert all(len(r["images"]) == sum(p["type"] == "image" for p in r["prompt"][0]["content"]) for r in rows)
+    batch = DataCollatorForVisionLanguageModeling(processor, completion_only_loss=True)(rows)
+    ids, labels = batch["input_ids"], batch["labels"]
+    image_id = processor.tokenizer.convert_tokens_to_ids("<|image_pad|>")
+    assert "pixel_values" in batch and ids.shape == labels.shape
+    assert ((ids == image_id) & (labels != -100)).sum() == 0  # image tokens never in the loss
+    assert (labels != -100).sum() > 0
+    starts = processor.tokenizer.convert_tokens_to_ids("<|vision_start|>")
+    assert [int((row == starts).sum()) for row in ids] == [len(r["images"]) for r in rows]
+
+
+def test_copy_images(tmp_path: Path) -> None:
+    dataset = make_dataset(tmp_path / "data", per_task=5)
+    write_difficulty(dataset)
+    out = tmp_path / "cur"
+    stats = build_and_export(dataset, out, None, None, ["swift", "llava"], copy_images=True)
+    assert stats["images_copied"] > 0
+    for fmt in ("swift", "llava"):
+        for record in read(file_of(out, fmt, "all")):
+            for p in images_of(fmt, record):
+                assert p.startswith("../images/") and (out / fmt / p).is_file()
+    again = build_and_export(dataset, out, None, None, ["swift"], copy_images=True)
+    assert again["images_copied"] == 0  # already there
+
+
+def test_check_record_catches_mismatches() -> None:
+    bad = {"messages": [{"role": "user", "content": "<image>"}, {"role": "assistant", "content": "x"}], "images": []}
+    with pytest.raises(MirforgeError, match="1 image tags in the prompt"):
+        check_record("swift", bad, "x")
+    leak = {
+        "messages": [{"role": "user", "content": "<image>"}, {"role": "assistant", "content": "<image>"}],
+        "images": ["a.png"],
+    }
+    with pytest.raises(MirforgeError, match="1 elsewhere"):
+        check_record("swift", leak, "x")
+
+
+def test_cli_curriculum_and_export(tmp_path: Path) -> None:
+    dataset = make_dataset(tmp_path / "data", per_task=5)
+    runner = CliRunner()
+    result = runner.invoke(app, ["curriculum", str(dataset), "--out", str(tmp_path / "cur")])
+    assert result.exit_code == 2 or "--difficulty" in str(result.exception)  # no difficulty file yet
+    write_difficulty(dataset)
+    result = runner.invoke(app, ["curriculum", str(dataset), "--out", str(tmp_path / "cur")])
+    assert result.exit_code == 0, result.output
+    assert "stage5" in result.output and "--train_sampler_random false" in result.output
+    result = runner.invoke(app, ["export", str(tmp_path / "cur"), "--out", str(tmp_path / "e"), "--stage", "stage0"])
+    assert result.exit_code == 0, result.output
+    assert read(tmp_path / "e" / "trl" / "stage0.jsonl") == read(tmp_path / "cur" / "trl" / "stage0.jsonl")
+    assert not (tmp_path / "e" / "trl" / "all.jsonl").exists()
+    result = runner.invoke(app, ["export", str(dataset), "--out", str(tmp_path / "d"), "--format", "llava"])
+    assert result.exit_code == 0, result.output
+    records = read(tmp_path / "d" / "llava" / "full.json")
+    assert len(records) == 10 and "<conclusion>" in records[0]["conversations"][1]["value"]
+    result = runner.invoke(app, ["curriculum", "--print-schedule"])
+    assert result.exit_code == 0 and "fraction: 0.4" in result.output
+    result = runner.invoke(app, ["export", str(dataset), "--out", str(tmp_path / "x"), "--format", "axolotl"])
+    assert result.exit_code != 0 and "--format" in str(result.exception)
