@@ -15,9 +15,9 @@ install: $(BIN)/python
 
 # torch first, pinned: it takes the CPU wheel; an unpinned torch would pull a multi-GB CUDA build.
 install-dev: $(BIN)/python
-	bash scripts/system-deps.sh
+	bash scripts/system-deps.sh --browser
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[dev,llm,train,ray]"
+	$(BIN)/pip install -q -e ".[dev,llm,train,ray,hf,audit]"
 
 demo: install
 	$(BIN)/mirforge generate --tasks view_3d --n 24 --seed 7 --workers 2 --out demo

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Installs the system libraries offscreen rendering needs (EGL + GL, Mesa's llvmpipe), when they are missing.
+# Installs the system libraries offscreen rendering needs (EGL + GL, Mesa's llvmpipe), when they are missing;
+# with --browser also Debian's Chromium, which the gallery test drives headless (never a downloaded browser).
 set -euo pipefail
 need=()
+if [ "${1:-}" = "--browser" ]; then
+  command -v chromium >/dev/null 2>&1 || need+=(chromium chromium-driver)
+fi
 ldconfig -p | grep -q 'libEGL.so.1 ' || need+=(libegl1)
 ldconfig -p | grep -q 'libGL.so.1 ' || need+=(libgl1)
 ldconfig -p | grep -q 'libXrender.so.1 ' || need+=(libxrender1)

@@ -71,7 +71,7 @@ def generate(
         initial=sum(len(s) for s in shards if s not in todo),
         unit="inst",
         desc=f"generate {config.split}",
-        disable=not progress,
+        disable=None if progress else True,  # None: off when stderr is not a terminal
         dynamic_ncols=True,
     )
     t0 = time.perf_counter()
