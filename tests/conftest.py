@@ -12,7 +12,7 @@ from mirforge.errors import Reject
 from mirforge.pipeline import Generated, RunSpec, generate_one, level_of
 from mirforge.registry import load
 from mirforge.seeding import attempt_rng, balanced_slot, instance_seed
-from mirforge.task import Question, Task
+from mirforge.task import Question, Rendered, Task
 
 
 def make_task(name: str, **config: Any) -> Task:
@@ -40,6 +40,23 @@ def ask_only(task: Task, index: int, seed: int = 0, split: str = "test") -> tupl
         except Reject:
             continue
     raise AssertionError(f"{task.name} {index}: no scene in {task.config.max_tries} tries")
+
+
+def accepted(task: Task, index: int, seed: int = 0, split: str = "test") -> tuple[Any, Question, Rendered]:
+    """Scene, question and rendering of the first attempt the verifier accepts, as the pipeline takes it."""
+    seq = instance_seed(seed, split, task.name, index)
+    slot = balanced_slot(seed, split, task.name, index, task.config.n_options)
+    for attempt in range(task.config.max_tries):
+        rng = attempt_rng(seq, attempt)
+        try:
+            scene = task.sample(rng, level_of(task, index))
+            question = task.ask(scene, rng, slot)
+            rendered = task.render(scene, question)
+            if task.verify(question, rendered) == question.answer:
+                return scene, question, rendered
+        except Reject:
+            continue
+    raise AssertionError(f"{task.name} {index}: nothing accepted in {task.config.max_tries} tries")
 
 
 def letter_shares(task: Task, n: int = 400, seed: int = 0) -> dict[str, float]:

@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 
 from mirforge.errors import InputError, Reject
-from mirforge.instance import problems
 
-from conftest import ask_only, generate, letter_shares, make_task, record
+from conftest import ask_only, generate, make_task
 
 
 @pytest.fixture(scope="module")
@@ -24,36 +23,10 @@ def sample(task):
     return [generate(task, i, seed=3) for i in range(3)]  # one per level
 
 
-def test_same_seed_same_bytes(task, sample):
-    again = generate(task, 1, seed=3)
-    assert again.instance.to_json() == sample[1].instance.to_json()
-    assert again.images == sample[1].images
-
-
-def test_records_are_valid_and_cite_regions(sample):
-    for g in sample:
-        rec = record(g)
-        assert problems(rec) == []
-        assert 2 <= len(rec["images"]) <= 6
-        for region in rec["regions"]:
-            assert str(region["box"]).replace(" ", "") in rec["text2img"].replace(" ", "")
-        assert rec["conclusion"].endswith(f"the answer is {rec['answer']}.")
-
-
 def test_levels_set_knobs(task, sample):
     for level, g in enumerate(sample, 1):
         assert g.instance.difficulty["level"] == level
         assert g.instance.difficulty["knobs"] == task.knobs(level)
-
-
-def test_verifier_rejects_a_planted_wrong_answer(task):
-    for index in range(6):
-        scene, question = ask_only(task, index, seed=5)
-        rendered = task.render(scene, question)
-        assert task.verify(question, rendered) == question.answer
-        wrong = copy.deepcopy(question)
-        wrong.answer = (question.answer + 1) % len(question.options)
-        assert task.verify(wrong, rendered) != wrong.answer
 
 
 def test_verifier_rejects_a_chart_with_a_missing_cell(task):
@@ -86,12 +59,6 @@ def test_options_are_clearly_apart(task):
         assert q.text.count("<image>") == len(scene.blocks)
         assert 2 <= len(scene.blocks) <= 6
         assert not re.search(r"\{|\}", q.text)
-
-
-def test_answer_letters_are_balanced(task):
-    shares = letter_shares(task, n=400)
-    assert set(shares) == set("ABCD")
-    assert all(abs(s - 0.25) <= 0.05 for s in shares.values()), shares
 
 
 def test_bad_config_names_the_field():

@@ -31,12 +31,6 @@ def asked(task):
     return [ask_only(task, i) for i in range(400)]
 
 
-def test_same_seed_same_bytes(task, sample):
-    again = generate(task, 1, seed=3)
-    assert again.instance.to_json() == sample[1].instance.to_json()
-    assert again.images == sample[1].images
-
-
 def test_records_are_valid_and_cite_every_object(task, sample):
     for level, g in enumerate(sample, 1):
         rec = record(g)
@@ -95,12 +89,6 @@ def test_options_are_separated_and_include_the_apparent_answer(task, asked):
 def test_apparent_size_misleads_often(asked):
     shots = [s for scene, _ in asked[:N_CHECK] for s in scene.shots]
     assert sum(s.misleading for s in shots) / len(shots) > 0.5
-
-
-def test_answer_letters_are_balanced(asked):
-    letters = [q.letter for _, q in asked]
-    shares = {letter: letters.count(letter) / len(letters) for letter in "ABCD"}
-    assert all(abs(s - 0.25) <= 0.05 for s in shares.values()), shares
 
 
 def test_bad_config_names_the_field():

@@ -8,34 +8,13 @@ import numpy as np
 import pytest
 
 from mirforge.errors import InputError, Reject
-from mirforge.instance import problems
 
-from conftest import ask_only, generate, letter_shares, make_task, record
+from conftest import ask_only, make_task
 
 
 @pytest.fixture(scope="module")
 def task():
     return make_task("image_puzzle")
-
-
-@pytest.fixture(scope="module")
-def sample(task):
-    return [generate(task, i, seed=3) for i in range(6)]
-
-
-def test_same_seed_same_bytes(task, sample):
-    again = generate(task, 4, seed=3)
-    assert again.instance.to_json() == sample[4].instance.to_json()
-    assert again.images == sample[4].images
-
-
-def test_records_are_valid_and_cite_regions(sample):
-    for g in sample:
-        rec = record(g)
-        assert problems(rec) == []
-        for region in rec["regions"]:
-            assert str(region["box"]).replace(" ", "") in rec["text2img"].replace(" ", "")
-        assert rec["conclusion"].endswith(f"the answer is {rec['answer']}.")
 
 
 def test_verifier_rejects_a_planted_wrong_answer(task):
@@ -86,12 +65,6 @@ def test_options_are_distinct(task):
     for i in range(200):
         _, question = ask_only(task, i, seed=5)
         assert len(set(question.options)) == len(question.options) == 4
-
-
-def test_answer_letters_are_balanced(task):
-    shares = letter_shares(task, n=400)
-    assert set(shares) == set("ABCD")
-    assert all(abs(s - 0.25) <= 0.05 for s in shares.values()), shares
 
 
 def test_bad_config_names_the_field():

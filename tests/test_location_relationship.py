@@ -32,12 +32,6 @@ def asked(task):
     return [ask_only(task, i) for i in range(400)]
 
 
-def test_same_seed_same_bytes(task, sample):
-    again = generate(task, 1, seed=3)
-    assert again.instance.to_json() == sample[1].instance.to_json()
-    assert again.images == sample[1].images
-
-
 def test_records_are_valid_and_cite_the_referred_objects(task, sample):
     for level, g in enumerate(sample, 1):
         rec = record(g)
@@ -68,16 +62,6 @@ def test_referred_objects_are_visible_where_the_text_uses_them(task):
                 assert seen[v][name]["px"] >= task.config.min_visible_px
                 assert any(r.image == v and r.name == name for r in rendered.regions)
         assert task.verify(question, rendered) == question.answer
-
-
-def test_verifier_rejects_a_planted_wrong_answer(task):
-    for i in (0, 1):  # one relation, one view_match question
-        scene, question = ask_only(task, 4 + i, seed=3)
-        rendered = task.render(scene, question)
-        assert task.verify(question, rendered) == question.answer
-        wrong = copy.deepcopy(question)
-        wrong.answer = (question.answer + 1) % len(question.options)
-        assert task.verify(wrong, rendered) != wrong.answer
 
 
 def test_verifier_rejects_a_false_premise(task):
@@ -121,12 +105,6 @@ def test_margins_uniqueness_and_clearance_hold(task, asked):
                     assert dx * want[0] <= -f["margin_px"] or dd * want[1] <= -f["margin_depth"]
         assert len(set(q.options)) == len(q.options) == task.config.n_options
     assert kinds == {"relation", "view_match"}
-
-
-def test_answer_letters_are_balanced(asked):
-    letters = [q.letter for _, q in asked]
-    shares = {letter: letters.count(letter) / len(letters) for letter in "ABCD"}
-    assert all(abs(s - 0.25) <= 0.05 for s in shares.values()), shares
 
 
 def test_the_anchor_relation_often_differs_from_the_asked_one(asked):

@@ -2,40 +2,16 @@
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 
 from mirforge.errors import InputError, Reject
-from mirforge.instance import problems
 
-from conftest import ask_only, generate, letter_shares, make_task, record
+from conftest import ask_only, make_task
 
 
 @pytest.fixture(scope="module")
 def task():
     return make_task("yes_but")
-
-
-@pytest.fixture(scope="module")
-def sample(task):
-    return [generate(task, i, seed=3) for i in range(6)]
-
-
-def test_same_seed_same_bytes(task, sample):
-    again = generate(task, 2, seed=3)
-    assert again.instance.to_json() == sample[2].instance.to_json()
-    assert again.images == sample[2].images
-
-
-def test_records_are_valid_and_cite_regions(sample):
-    for g in sample:
-        rec = record(g)
-        assert problems(rec) == []
-        assert len(rec["images"]) == 2
-        for region in rec["regions"]:
-            assert str(region["box"]).replace(" ", "") in rec["text2img"].replace(" ", "")
-        assert rec["conclusion"].endswith(f"the answer is {rec['answer']}.")
 
 
 def test_measurements_match_the_scene(task):
@@ -47,16 +23,6 @@ def test_measurements_match_the_scene(task):
         else:
             assert m["n_items"] == scene.actual_count
             assert m["item_colors"] == [scene.actual_color]
-
-
-def test_verifier_rejects_a_planted_wrong_answer(task):
-    for index in range(6):
-        scene, question = ask_only(task, index, seed=3)
-        rendered = task.render(scene, question)
-        assert task.verify(question, rendered) == question.answer
-        wrong = copy.deepcopy(question)
-        wrong.answer = (question.answer + 1) % len(question.options)
-        assert task.verify(wrong, rendered) != wrong.answer
 
 
 def test_verifier_rejects_when_the_box_keeps_its_promise(task):
@@ -80,12 +46,6 @@ def test_exactly_one_contradiction_and_distinct_options(task):
         if scene.kind == "count":
             assert scene.label_count - scene.actual_count >= 1 and scene.actual_count >= 2
         assert q.text.count("<image>") == 2
-
-
-def test_answer_letters_are_balanced(task):
-    shares = letter_shares(task, n=400)
-    assert set(shares) == set("ABCD")
-    assert all(abs(s - 0.25) <= 0.05 for s in shares.values()), shares
 
 
 def test_bad_config_names_the_field():

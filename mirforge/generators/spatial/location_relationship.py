@@ -197,6 +197,7 @@ class LocationRelationship(Task):
                 {
                     "image": v + 1,
                     "order": left_to_right(m),
+                    "boxes": {n: m[n]["box"] for n in m},
                     "hidden": hidden,
                     "side": _side_word(scene.azimuths[v], scene.azimuths[0]),
                 }
