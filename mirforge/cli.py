@@ -56,11 +56,18 @@ def rewriter_config(
     return {"backend": backend, "model": model, "base_url": base_url, "temperature": 0.0, "max_calls": max_calls}
 
 
+def _from_command_line(ctx: typer.Context, name: str) -> bool:
+    """Whether option ``name`` was given as a flag (or its environment variable), not left at its default."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT", "PROMPT")
+
+
 @app.command()
 def generate(
-    tasks: Annotated[str, typer.Option(help="Comma list of task names, or `all`.")],
-    n: Annotated[int, typer.Option(help="Instances per task.")],
-    out: Annotated[Path, typer.Option(help="Dataset folder (created; an existing one is resumed).")],
+    ctx: typer.Context,
+    tasks: Annotated[str | None, typer.Option(help="Comma list of task names, or `all`.")] = None,
+    n: Annotated[int | None, typer.Option(help="Instances per task (a per-task mapping only in --config).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Dataset folder (created; an existing one is resumed).")] = None,
     seed: Annotated[int, typer.Option(help="Run seed; 0 is a seed like any other.")] = 0,
     split: Annotated[str, typer.Option(help="Split name; splits of one run never share seeds.")] = "test",
     workers: Annotated[int, typer.Option(help="Worker processes (output does not depend on it).")] = 1,
@@ -77,35 +84,83 @@ def generate(
     keep_video: Annotated[bool, typer.Option(help="Also keep the mp4 clips of video tasks under videos/.")] = False,
     executor: Annotated[str, typer.Option(help="local or ray.")] = "local",
     address: Annotated[str | None, typer.Option(help="Ray cluster address (with --executor ray).")] = None,
+    config_file: Annotated[
+        Path | None,
+        typer.Option("--config", help="YAML or TOML file of these options (flags given here override it)."),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the plan (shards, estimated images); write nothing.")
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print per-task counts and timings.")] = False,
 ) -> None:
     """Generate a split. Rerunning the same command resumes it; the result is byte-identical.
 
-    Example: mirforge generate --tasks view_3d --n 200 --seed 7 --workers 2 --out data/v3d
+    Examples:
+
+      mirforge generate --tasks view_3d --n 200 --seed 7 --workers 2 --out data/v3d
+
+      mirforge generate --config configs/mir-scale.yaml --out data/mir --workers 8
+
+      mirforge generate --config configs/mir-scale.yaml --dry-run
     """
+    from mirforge import configfile
     from mirforge.runner import EXECUTORS
     from mirforge.runner import generate as run
     from mirforge.runner.plan import RunConfig
 
+    given = dict(ctx.params)
+    if config_file is not None:  # the file fills every option the command line left at its default
+        from_file = configfile.load(config_file)
+        for key, value in from_file.items():
+            if key == "set":
+                continue
+            if not _from_command_line(ctx, key):
+                given[key] = value
+        task_config = configfile.merge_sets(from_file.get("set", {}), parse_sets(set_))
+    else:
+        task_config = parse_sets(set_)
+    tasks, n, out = given["tasks"], given["n"], given["out"]
+    workers, executor, quiet, verbose = given["workers"], given["executor"], given["quiet"], given["verbose"]
+    if tasks is None:
+        raise InputError("--tasks: required (a comma list of task names, or `all`), on the command line or in --config")
+    if n is None:
+        raise InputError("--n: required (instances per task), on the command line or in --config")
+    if out is None and not dry_run:
+        raise InputError("--out: required (the dataset folder), on the command line or in --config")
     if workers < 1:
         raise InputError(f"--workers: must be at least 1, got {workers}")
     if executor not in EXECUTORS:
         raise InputError(f"--executor: {executor!r} is not one of {', '.join(EXECUTORS)}")
     from mirforge.registry import resolve
 
+    names = tuple(resolve(tasks))
+    if isinstance(n, dict) and _from_command_line(ctx, "tasks"):
+        unknown = [t for t in names if t not in n]
+        if unknown:
+            raise InputError(f"--tasks: {', '.join(unknown)} has no count in the config file's n mapping")
+        n = {t: n[t] for t in names}  # --tasks picks a subset of the file's per-task counts
+    templates = given["templates"]
     config = RunConfig(
-        tasks=tuple(resolve(tasks)),
+        tasks=names,
         n=n,
-        seed=seed,
-        split=split,
-        shard_size=shard_size,
-        task_config=parse_sets(set_),
+        seed=given["seed"],
+        split=given["split"],
+        shard_size=given["shard_size"],
+        task_config=task_config,
         templates=str(templates) if templates else None,
-        renderer=renderer,
-        keep_video=keep_video,
-        rewriter=rewriter_config(rewriter, model, base_url, rewrite_max_calls),
+        renderer=given["renderer"],
+        keep_video=given["keep_video"],
+        rewriter=rewriter_config(given["rewriter"], given["model"], given["base_url"], given["rewrite_max_calls"]),
     )
-    summary = run(config, out, workers=workers, executor=executor, address=address, progress=not quiet)
+    if dry_run:
+        typer.echo(configfile.format_plan(config, configfile.dry_run(config, out), out))
+        return
+    summary = run(config, out, workers=workers, executor=executor, address=given["address"], progress=not quiet)
+    if verbose and not quiet:
+        for task, counts in sorted(summary.per_task.items()):
+            phases = ", ".join(f"{k} {v:.1f} s" for k, v in sorted(counts.items()) if k not in ("instances", "images"))
+            typer.echo(f"  {task:24} {counts['instances']:6d} instances {counts['images']:7d} images; {phases}")
     if not quiet:
         rate = summary.images / summary.seconds if summary.seconds else 0.0
         typer.echo(
@@ -165,6 +220,220 @@ from mirforge.curriculum.commands import register as _register_curriculum  # noq
 
 _register_curriculum(app)
 # --- end curriculum builder ---
+
+
+# --- validity audit (issue 12): mirforge audit DATASET ---
+@app.command()
+def audit(
+    dataset: Annotated[Path, typer.Argument(help="Dataset folder.")],
+    bounds: Annotated[
+        Path | None, typer.Option(help="YAML or TOML file of bounds (see mirforge.audit.Bounds).")
+    ] = None,
+    tasks: Annotated[
+        str | None, typer.Option(help="Comma list of tasks to audit (default: all in the dataset).")
+    ] = None,
+    split: Annotated[str | None, typer.Option(help="Audit one split only.")] = None,
+    sample: Annotated[int, typer.Option(help="Instances per task to regenerate and compare (0: skip).")] = 5,
+    folds: Annotated[int, typer.Option(help="Cross-validation folds of the blind baseline.")] = 5,
+    letter_tolerance: Annotated[float | None, typer.Option(help="Points a letter share may leave 100/k.")] = None,
+    blind_margin: Annotated[float | None, typer.Option(help="Points above chance a text-only guess may reach.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the full report as JSON here.")] = None,
+) -> None:
+    """Shortcut and sanity audit of a dataset; exit code 1 when a bound is broken.
+
+    Example: mirforge audit data/v3d --sample 10 --blind-margin 5
+    """
+    from mirforge.audit import LEGEND, Bounds, table, to_json
+    from mirforge.audit import audit as run_audit
+
+    limits = Bounds.load(bounds, letter_tolerance=letter_tolerance, blind_margin=blind_margin)
+    names = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
+    results = run_audit(dataset, limits, tasks=names, split=split, sample=sample, folds=folds)
+    typer.echo(table(results, limits))
+    typer.echo(LEGEND.format(**vars(limits)))
+    if json_out is not None:
+        from mirforge.runner.store import atomic_write
+
+        atomic_write(json_out, (json.dumps(to_json(results, limits), indent=1) + "\n").encode())
+    broken = [r for r in results if r.violations]
+    for r in broken:
+        typer.echo(f"FAIL {r.task}:", err=True)
+        for line in r.violations:
+            typer.echo(f"  {line}", err=True)
+    if broken:
+        fail(f"{dataset}: {len(broken)} of {len(results)} tasks break a bound", 1)
+
+
+# --- end validity audit ---
+
+
+# --- ecosystem (issue 11): export-hf, preview, stats, new-task ---
+def _task_list(value: str | None) -> list[str] | None:
+    return [t.strip() for t in value.split(",") if t.strip()] if value else None
+
+
+@app.command("export-hf")
+def export_hf(
+    dataset: Annotated[Path, typer.Argument(help="Dataset folder written by `mirforge generate`.")],
+    out: Annotated[Path, typer.Argument(help="Folder for the parquet shards and README.md (new or empty).")],
+    tasks: Annotated[str | None, typer.Option(help="Comma list of tasks to export (default: all).")] = None,
+    rows_per_file: Annotated[int, typer.Option(help="Instances per parquet file.")] = 500,
+    license_id: Annotated[str, typer.Option("--license", help="License id for the card's metadata.")] = "cc-by-4.0",
+    name: Annotated[str | None, typer.Option(help="Pretty name in the card (default: from DATASET).")] = None,
+    overwrite: Annotated[bool, typer.Option(help="Replace an earlier export in OUT.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List the files written.")] = False,
+) -> None:
+    """Export as a Hugging Face `datasets` folder with a dataset card.
+
+    Parquet shards with the images embedded, one config per task plus `all`, and README.md (YAML metadata,
+    task table, counts, letter and difficulty tables, generation config, how to cite MIR).
+
+    Example: mirforge export-hf data/v3d hf/v3d  then  datasets.load_dataset("hf/v3d", "all")
+    """
+    from mirforge.hf_export import export_hf as run
+
+    counts = run(
+        dataset,
+        out,
+        tasks=_task_list(tasks),
+        rows_per_file=rows_per_file,
+        license_id=license_id,
+        pretty_name=name,
+        overwrite=overwrite,
+    )
+    if verbose and not quiet:
+        for path in sorted(out.rglob("*")):
+            if path.is_file():
+                typer.echo(f"  {path.relative_to(out)}")
+    if not quiet:
+        sizes = ", ".join(f"{config} {sum(splits.values())}" for config, splits in counts.items())
+        typer.echo(f"{out}: configs {sizes} (instances); load with datasets.load_dataset({str(out)!r}, 'all')")
+
+
+@app.command()
+def preview(
+    dataset: Annotated[Path, typer.Argument(help="Dataset folder written by `mirforge generate`.")],
+    out: Annotated[Path, typer.Option(help="Folder for the static site (index.html).")] = Path("gallery"),
+    per_page: Annotated[int, typer.Option(help="Instances per page.")] = 20,
+    self_contained: Annotated[
+        bool, typer.Option("--self-contained", help="Copy the images into OUT (else they are referenced).")
+    ] = False,
+    tasks: Annotated[str | None, typer.Option(help="Comma list of tasks (default: all).")] = None,
+    limit: Annotated[int | None, typer.Option(help="At most this many instances per task.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Print the pages per task.")] = False,
+) -> None:
+    """Write a static HTML gallery of a dataset (open OUT/index.html; no server needed).
+
+    Per task, paginated: each question with its images at the <image> slots, the options (click one to reveal
+    the answer), the five reasoning steps, and the regions drawn as boxes while the pointer is on an image.
+
+    Example: mirforge preview data/v3d --out data/v3d/gallery --per-page 20
+    """
+    from mirforge.gallery import build_gallery
+
+    pages = build_gallery(
+        dataset, out, per_page=per_page, self_contained=self_contained, tasks=_task_list(tasks), limit=limit
+    )
+    if verbose and not quiet:
+        for task, count in pages.items():
+            typer.echo(f"  {task}: {count} pages")
+    if not quiet:
+        typer.echo(f"{out / 'index.html'}: {len(pages)} tasks, {sum(pages.values())} pages")
+
+
+@app.command()
+def stats(
+    dataset: Annotated[Path, typer.Argument(help="Dataset folder written by `mirforge generate`.")],
+    plots: Annotated[Path | None, typer.Option(help="Also write PNG plots into this folder.")] = None,
+    tasks: Annotated[str | None, typer.Option(help="Comma list of tasks (default: all).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of the table.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the plot paths.")] = False,
+) -> None:
+    """Print per-task statistics beside MIR's published totals; optionally write PNG plots.
+
+    Per task: instances, images, images per instance, characters per step, answer-letter shares, difficulty
+    levels. With --plots DIR: letters.png, difficulty.png and mir-comparison.png.
+
+    Example: mirforge stats data/v3d --plots data/v3d/plots
+    """
+    from mirforge.stats import compute, format_table, read_dataset, write_plots
+
+    table = compute(read_dataset(dataset, _task_list(tasks)).records)
+    if as_json:
+        typer.echo(json.dumps({k: v.to_json() for k, v in table.items()}, indent=1))
+    elif not quiet:
+        typer.echo(format_table(table))
+    if plots is not None:
+        for path in write_plots(table, plots):
+            typer.echo(f"wrote {path}", err=as_json)
+
+
+@app.command("new-task")
+def new_task(
+    name: Annotated[str, typer.Argument(help="Task name: a lowercase identifier, e.g. dot_count.")],
+    category: Annotated[str, typer.Option(help="spatial, sequential or analytical.")],
+    out: Annotated[Path, typer.Option(help="Folder for the new package (new or empty).")],
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
+) -> None:
+    """Write an installable task-plugin package, with its entry point and tests.
+
+    One working task (scene, question, render, verify, templates, difficulty levels). See docs/plugins.md.
+
+    Example: mirforge new-task dot_count --category analytical --out plugins/dot_count
+    then: pip install -e plugins/dot_count && mirforge tasks && pytest plugins/dot_count
+    """
+    from mirforge.newtask import create
+
+    files = create(name, category, out)
+    if not quiet:
+        for path in files:
+            typer.echo(f"  {path}")
+        typer.echo(f"next: pip install -e {out} && mirforge tasks && (cd {out} && pytest)")
+
+
+# --- end ecosystem ---
+
+
+# --- diffusion realism (issue 7): mirforge dev tiny-diffusion DIR ---
+def tiny_diffusion(
+    directory: Annotated[Path, typer.Argument(help="Folder to write DIR/sd and DIR/controlnet to.")],
+    seed: Annotated[int, typer.Option(help="Initialisation seed of the random parts.")] = 0,
+) -> None:
+    """Build a tiny Stable Diffusion + depth ControlNet (no download) for tests and smoke runs.
+
+    Example: mirforge dev tiny-diffusion /tmp/tiny  then
+    mirforge generate --tasks forced_perspective --realism diffusion --diffusion-model /tmp/tiny/sd
+    --controlnet /tmp/tiny/controlnet --n 4
+    """
+    from mirforge.render.tiny_diffusion import build_tiny_diffusion
+
+    sd_dir, cn_dir = build_tiny_diffusion(directory, seed)
+    typer.echo(f"tiny diffusion pipeline written: --diffusion-model {sd_dir} --controlnet {cn_dir}")
+
+
+def _dev_group() -> typer.Typer:
+    """The `dev` sub-command group (registered by the curriculum block), or a new one."""
+    for group in app.registered_groups:
+        if group.name == "dev" and group.typer_instance is not None:
+            return group.typer_instance
+    dev = typer.Typer(no_args_is_help=True, help="Developer tools: tiny models and fixtures.")
+    app.add_typer(dev, name="dev")
+    return dev
+
+
+_dev_group().command("tiny-diffusion")(tiny_diffusion)
+# --- end diffusion realism ---
+
+
+# --- training and evaluation (issue 9): train, eval, export-eval ---
+from mirforge.evaluation.commands import register as _register_evaluation  # noqa: E402
+from mirforge.training.commands import register as _register_training  # noqa: E402
+
+_register_training(app)
+_register_evaluation(app)
+# --- end training and evaluation ---
 
 
 def main() -> None:

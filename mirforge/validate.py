@@ -8,7 +8,7 @@ from pathlib import Path
 
 from mirforge.errors import InputError
 from mirforge.instance import problems
-from mirforge.runner.store import MANIFEST, sha256
+from mirforge.runner.store import MANIFEST, TMP_MARK, sha256
 
 
 @dataclass
@@ -30,30 +30,37 @@ def validate_dataset(root: Path) -> Report:
     listed: dict[str, dict] = {}
     manifest_path = root / MANIFEST
     if manifest_path.is_file():
-        try:
-            for split in json.loads(manifest_path.read_text())["splits"].values():
-                listed.update(split["shards"])
-        except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
-            report.problems.append(f"{MANIFEST}: unreadable ({exc})")
+        listed = read_listed(manifest_path, report)
     else:
         report.problems.append(f"{MANIFEST}: missing")
     shard_files = sorted((root / "instances").glob("*/*/shard-*.jsonl"))
     if not shard_files:
         raise InputError(f"{root}: no instances/<task>/<split>/shard-*.jsonl files; is this a mirforge dataset?")
     seen: dict[str, str] = {}
+    referenced: set[str] = set()
     for path in shard_files:
         rel = path.relative_to(root).as_posix()
         report.shards += 1
-        data = path.read_bytes()
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            report.problems.append(f"{rel}: unreadable ({exc.strerror or exc})")
+            continue
         entry = listed.pop(rel, None)
         if entry is None:
             report.problems.append(f"{rel}: not listed in {MANIFEST}")
         elif entry.get("sha256") != sha256(data):
             report.problems.append(f"{rel}: checksum differs from {MANIFEST} (edited or truncated)")
-        for lineno, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
-            if not line.strip():
+        for lineno, raw in enumerate(data.splitlines(), 1):
+            if not raw.strip():
                 continue
             where = f"{rel}:{lineno}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                bad = raw[exc.start : exc.start + 1].hex()
+                report.problems.append(f"{where}: not valid UTF-8 (byte 0x{bad} at column {exc.start + 1})")
+                continue
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
@@ -63,6 +70,8 @@ def validate_dataset(root: Path) -> Report:
                 report.problems.append(f"{where}: expected a JSON object, got {type(record).__name__}")
                 continue
             report.records += 1
+            if isinstance(record.get("images"), list):
+                referenced.update(i for i in record["images"] if isinstance(i, str))
             rid = record.get("id", "?")
             report.problems += [f"{where} ({rid}) {p}" for p in problems(record, root)]
             if isinstance(rid, str) and rid in seen:
@@ -70,4 +79,33 @@ def validate_dataset(root: Path) -> Report:
             seen[str(rid)] = where
     for rel in listed:
         report.problems.append(f"{rel}: listed in {MANIFEST} but missing")
+    for path in sorted((root / "images").rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_file() and rel not in referenced and TMP_MARK not in path.name:
+            report.problems.append(f"{rel}: not referenced by any instance (an orphan)")
     return report
+
+
+def read_listed(path: Path, report: Report) -> dict[str, dict]:
+    """The shards the manifest lists, path -> entry; what is malformed becomes a problem naming the manifest."""
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, OSError) as exc:
+        report.problems.append(f"{MANIFEST}: unreadable ({exc})")
+        return {}
+    splits = data.get("splits") if isinstance(data, dict) else None
+    if not isinstance(splits, dict):
+        report.problems.append(f"{MANIFEST}: expected an object with a 'splits' object")
+        return {}
+    listed: dict[str, dict] = {}
+    for name, split in splits.items():
+        shards = split.get("shards") if isinstance(split, dict) else None
+        if not isinstance(shards, dict):
+            report.problems.append(f"{MANIFEST}: splits.{name}: expected an object with a 'shards' object")
+            continue
+        for rel, entry in shards.items():
+            if isinstance(entry, dict):
+                listed[rel] = entry
+            else:
+                report.problems.append(f"{MANIFEST}: splits.{name}.shards.{rel}: expected an object")
+    return listed

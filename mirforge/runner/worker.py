@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import time
 from collections import Counter
@@ -11,6 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from mirforge.errors import MirforgeError
 from mirforge.instance import problems
 from mirforge.pipeline import generate_one
 from mirforge.registry import load
@@ -53,7 +55,17 @@ def task_settings(config: RunConfig, name: str) -> dict[str, Any]:
 
 
 def frozen(values: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
-    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in values.items()))
+    return tuple(sorted((k, _hashable(v)) for k, v in values.items()))
+
+
+def _hashable(value: Any) -> Any:
+    """Nested lists and mappings as tuples, so that any config value can key the task cache (the config check
+    then names the field, instead of a bare "unhashable type")."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _hashable(v)) for k, v in value.items()))
+    return value
 
 
 def use_renderer(config: RunConfig) -> None:
@@ -78,9 +90,9 @@ def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
             raise AssertionError(f"{record['id']} fails validation: {'; '.join(found)}")
         t1 = time.perf_counter()
         for rel, data in zip(generated.instance.images, generated.images, strict=True):
-            atomic_write(out / rel, data)
+            write(out, rel, data)
         for k, data in enumerate(generated.videos):
-            atomic_write(out / f"videos/{shard.task}/{shard.split}/{index:06d}-{k}.mp4", data)
+            write(out, f"videos/{shard.task}/{shard.split}/{index:06d}-{k}.mp4", data)
         lines.append(generated.instance.to_json())
         images += generated.instance.images
         timings.update(generated.timings)
@@ -91,7 +103,7 @@ def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
             _progress.put(1)
     t2 = time.perf_counter()
     data = ("\n".join(lines) + "\n").encode()
-    atomic_write(out / shard.path, data)
+    write(out, shard.path, data)
     timings["write"] += time.perf_counter() - t2
     entry = {
         "task": shard.task,
@@ -104,6 +116,19 @@ def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
         "rejections": dict(sorted(rejections.items())),
     }
     return ShardResult(shard, entry, dict(timings), len(lines), len(images))
+
+
+def write(root: Path, rel: str, data: bytes) -> None:
+    """Write one file of the dataset; a full disk or another OS failure is a one-line error naming the folder."""
+    try:
+        atomic_write(root / rel, data)
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise MirforgeError(
+                f"{root}: no space left on the device (writing {rel}); free some space and rerun the same command "
+                "to resume"
+            ) from None
+        raise MirforgeError(f"{root}: cannot write {rel} ({exc.strerror or exc}); rerun to resume") from None
 
 
 def _record(instance: Any) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import jinja2
 import numpy as np
 from jinja2.sandbox import SandboxedEnvironment
 
-from mirforge.errors import MirforgeError
+from mirforge.errors import InputError, MirforgeError
 from mirforge.task import Steps, Task
 
 STEP_FILES = ("summary", "caption", "text2img", "img2img", "conclusion")
@@ -54,6 +54,24 @@ def ordinal(n: int) -> str:
     return words[n] if 0 <= n < len(words) else f"{n}th"
 
 
+def template_error(task: str, step: str, exc: Exception, override_dir: Path | None) -> MirforgeError:
+    """One line naming the task, the step template, and the file and line at fault; a user's template (from
+    ``--templates``) is bad input (exit code 2), a broken built-in one a failure."""
+    where = ""
+    if isinstance(exc, jinja2.TemplateSyntaxError) and exc.filename:
+        where = f"{exc.filename}, line {exc.lineno}"
+    else:
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename.endswith(".j2"):
+                where = f"{tb.tb_frame.f_code.co_filename}, line {tb.tb_lineno}"
+            tb = tb.tb_next
+    detail = " ".join(str(getattr(exc, "message", None) or exc).split())[:300]
+    message = f"task {task}: template {step}.j2{f' ({where})' if where else ''}: {type(exc).__name__}: {detail}"
+    user = override_dir is not None and (not where or where.startswith(str(Path(override_dir))))
+    return InputError(message) if user else MirforgeError(message)
+
+
 def render_steps(
     task: Task, facts: dict[str, Any], n_images: int, rng: np.random.Generator, override_dir: Path | None = None
 ) -> Steps:
@@ -68,10 +86,12 @@ def render_steps(
     def render(name: str, **extra: Any) -> str:
         try:
             text = env.get_template(f"{name}.j2").render(facts, pick=pick, **extra)
-        except jinja2.TemplateNotFound:
-            raise MirforgeError(f"task {task.name}: template {name}.j2 not found in {dirs[0]}") from None
-        except jinja2.UndefinedError as exc:
-            raise MirforgeError(f"task {task.name}: template {name}.j2: {exc.message}") from None
+        except jinja2.TemplateNotFound as exc:
+            if exc.name == f"{name}.j2":
+                raise MirforgeError(f"task {task.name}: template {name}.j2 not found in {dirs[0]}") from None
+            raise template_error(task.name, name, exc, override_dir) from None
+        except Exception as exc:  # undefined names, syntax, sandbox (SecurityError), Python errors of a template's code
+            raise template_error(task.name, name, exc, override_dir) from None
         return " ".join(text.split())
 
     return Steps(

@@ -1,0 +1,555 @@
+"""``mirforge audit``: is a generated benchmark valid, or can a model pass it without looking at the images?
+
+Per task, against configurable bounds:
+
+- **answer letters**: each letter's share within ``100/k +- letter_tolerance`` points (k options);
+- **blind baseline**: a text-only classifier, cross-validated, must not beat chance by more than
+  ``blind_margin`` points. It scores each (question, option) pair with a logistic regression on TF-IDF features
+  of the option, the words it shares with the question, and its length, question overlap and similarity to the
+  other options relative to the instance's other options; the predicted answer is the best-scoring option.
+  Scoring pairs, rather than training one classifier per letter on the whole text, shares the weights across
+  positions (the letter is balanced by construction and audited on its own), needs k times less data to learn
+  "what a correct option looks like", and works for any number of options;
+- **heuristics** under the same bound: the longest option, the most specific option (rarest words), the option
+  that repeats most words of the question, and the consensus option (most similar to the others, the classic
+  leak of distractors made by perturbing the answer). Each heuristic counts as the better of picking the option
+  it prefers and avoiding it; ties share the credit;
+- **duplicates**: identical question + options + image bytes, identical image sets, and near-duplicate image
+  sets (the same perceptual hashes);
+- **image sanity**: no blank or near-uniform image; every region inside its image and at least a few pixels;
+- **regeneration**: a sample of instances rebuilt alone from the manifest (sample, ask, render, verify) gives
+  the same record (so the same answer) and the same image bytes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import re
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mirforge.errors import InputError
+
+TOKEN = re.compile(r"\w+")
+STOP = frozenset(
+    "a an the of in on at to is are was were be by for and or with from that this which what these those it its "
+    "as than into image images".split()
+)
+
+
+@dataclass
+class Bounds:
+    """The bounds an audit checks; every field can be set in a YAML or TOML file or on the command line."""
+
+    letter_tolerance: float = 3.0  # points around 100/k
+    blind_margin: float = 5.0  # points above chance, for the classifier and each heuristic
+    duplicates: int = 0  # identical question + options + images
+    image_set_duplicates: int = 0  # identical sets of image bytes
+    near_duplicates: int = 0  # identical sets of perceptual image hashes (that are not identical bytes)
+    reused_images: float = 100.0  # percent of instances sharing an image with another one (default: not checked)
+    blank_images: int = 0
+    bad_regions: int = 0
+    uniform_std: float = 2.0  # an image whose grey levels vary less than this (standard deviation) is blank
+    min_region_area: int = 16  # pixels
+    min_region_side: int = 2  # pixels
+    regen_agreement: float = 100.0  # percent of the regenerated sample that must match byte for byte
+
+    @classmethod
+    def load(cls, path: Path | None, **overrides: Any) -> Bounds:
+        values: dict[str, Any] = {}
+        if path is not None:
+            values = read_bounds_file(Path(path))
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        kinds = {f.name: f.type for f in dataclasses.fields(cls)}
+        where = str(path) if path is not None else "bounds"
+        for key, value in values.items():
+            if key not in kinds:
+                raise InputError(f"{where}: unknown bound {key!r}; known bounds: {', '.join(kinds)}")
+            want = int if kinds[key] in (int, "int") else float
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise InputError(f"{where}: {key} must be a number, got {value!r}")
+            if want is int and value != int(value):
+                raise InputError(f"{where}: {key} must be a whole number, got {value!r}")
+            if value < 0:
+                raise InputError(f"{where}: {key} must not be negative, got {value!r}")
+            values[key] = want(value)
+        return cls(**values)
+
+
+def read_bounds_file(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"--bounds: cannot read {path} ({exc})") from None
+    try:
+        if path.suffix == ".toml":
+            data = tomllib.loads(text)
+        else:
+            import yaml
+
+            data = yaml.safe_load(text)
+    except Exception as exc:  # yaml and toml raise their own error types
+        kind = "TOML" if path.suffix == ".toml" else "YAML"
+        raise InputError(f"--bounds: {path} is not valid {kind} ({exc})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise InputError(f"--bounds: {path} must hold a mapping of bound names to numbers")
+    return dict(data)
+
+
+@dataclass
+class TaskAudit:
+    task: str
+    n: int = 0
+    k: int = 0
+    letters: dict[str, float] = field(default_factory=dict)  # percent
+    letter_deviation: float = 0.0  # points, the largest
+    chance: float = 0.0  # percent
+    blind: float | None = None  # cross-validated accuracy, percent (None: too few instances)
+    heuristics: dict[str, float] = field(default_factory=dict)  # percent
+    duplicates: int = 0
+    image_set_duplicates: int = 0
+    near_duplicates: int = 0
+    reused: float = 0.0  # percent of instances with an image byte-identical to one of another instance
+    images: int = 0
+    blank_images: list[str] = field(default_factory=list)
+    regions: int = 0
+    bad_regions: list[str] = field(default_factory=list)
+    regenerated: int = 0
+    regen_disagreements: list[str] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+
+    @property
+    def regen_agreement(self) -> float | None:
+        if not self.regenerated:
+            return None
+        return 100.0 * (self.regenerated - len(self.regen_disagreements)) / self.regenerated
+
+
+@dataclass
+class Loaded:
+    record: dict[str, Any]
+    line: str
+    where: str
+
+
+# -- reading --------------------------------------------------------------------------------------------------
+def load_dataset(root: Path, tasks: list[str] | None = None, split: str | None = None) -> dict[str, list[Loaded]]:
+    root = Path(root)
+    if not root.is_dir():
+        raise InputError(f"{root}: no such dataset folder")
+    pattern = f"*/{split or '*'}/shard-*.jsonl"
+    files = sorted((root / "instances").glob(pattern))
+    if not files:
+        raise InputError(f"{root}: no instances/<task>/<split>/shard-*.jsonl files; is this a mirforge dataset?")
+    by_task: dict[str, list[Loaded]] = {}
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        task = path.parent.parent.name
+        if tasks and task not in tasks:
+            continue
+        for lineno, raw in enumerate(path.read_bytes().splitlines(), 1):
+            if not raw.strip():
+                continue
+            where = f"{rel}:{lineno}"
+            try:
+                line = raw.decode("utf-8")
+                record = json.loads(line)
+                _check_shape(record)
+            except (UnicodeDecodeError, ValueError, TypeError, KeyError) as exc:
+                raise InputError(f"{where}: not an instance record ({exc}); run `mirforge validate {root}`") from None
+            by_task.setdefault(task, []).append(Loaded(record, line, where))
+    if tasks:
+        missing = [t for t in tasks if t not in by_task]
+        if missing:
+            raise InputError(f"--tasks: no instances of {', '.join(missing)} in {root}")
+    return by_task
+
+
+def _check_shape(record: Any) -> None:
+    if not isinstance(record, dict):
+        raise TypeError(f"expected an object, got {type(record).__name__}")
+    if not isinstance(record["question"], str) or not isinstance(record["options"], dict):
+        raise TypeError("question must be a string and options an object")
+    if record["answer"] not in record["options"] or not all(isinstance(v, str) for v in record["options"].values()):
+        raise ValueError("answer is not an option, or an option is not a string")
+    if not isinstance(record["images"], list) or not isinstance(record.get("regions", []), list):
+        raise TypeError("images and regions must be lists")
+
+
+# -- text ------------------------------------------------------------------------------------------------------
+def tokens(text: str) -> list[str]:
+    return TOKEN.findall(text.lower())
+
+
+def content(text: str) -> set[str]:
+    return {t for t in tokens(text) if t not in STOP}
+
+
+def grams(text: str) -> set[tuple[str, ...]]:
+    words = tokens(text)
+    return {(w,) for w in words} | set(zip(words, words[1:], strict=False))
+
+
+def jaccard(a: set, b: set) -> float:
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
+def option_stats(records: list[dict[str, Any]]) -> list[dict[str, np.ndarray]]:
+    """Per instance, per option: length, specificity (sum of IDF of its words), question overlap, consensus."""
+    docs = Counter(w for r in records for text in r["options"].values() for w in set(tokens(text)))
+    total = sum(len(r["options"]) for r in records)
+    idf = {w: math.log((1 + total) / (1 + df)) + 1 for w, df in docs.items()}
+    out = []
+    for r in records:
+        texts = list(r["options"].values())
+        question = content(r["question"])
+        g = [grams(t) for t in texts]
+        consensus = [
+            float(np.mean([jaccard(g[i], g[j]) for j in range(len(texts)) if j != i])) if len(texts) > 1 else 0.0
+            for i in range(len(texts))
+        ]
+        out.append(
+            {
+                "longest": np.array([len(t) for t in texts], float),
+                "specific": np.array([sum(idf[w] for w in set(tokens(t))) for t in texts], float),
+                "overlap": np.array([len(content(t) & question) for t in texts], float),
+                "consensus": np.array(consensus, float),
+            }
+        )
+    return out
+
+
+def pick_credit(scores: np.ndarray, correct: int) -> float:
+    """Expected accuracy of choosing the best-scoring option, ties broken at random."""
+    best = np.flatnonzero(scores >= scores.max() - 1e-12)
+    return 1.0 / len(best) if correct in best else 0.0
+
+
+def avoid_credit(scores: np.ndarray, correct: int) -> float:
+    """Expected accuracy of choosing at random among the options that do not score best."""
+    best = set(np.flatnonzero(scores >= scores.max() - 1e-12).tolist())
+    if len(best) == len(scores):
+        return 1.0 / len(scores)
+    return 0.0 if correct in best else 1.0 / (len(scores) - len(best))
+
+
+def heuristics(records: list[dict[str, Any]]) -> dict[str, float]:
+    stats = option_stats(records)
+    correct = [list(r["options"]).index(r["answer"]) for r in records]
+    out = {}
+    for name in ("longest", "specific", "overlap", "consensus"):
+        pick = np.mean([pick_credit(s[name], c) for s, c in zip(stats, correct, strict=True)])
+        avoid = np.mean([avoid_credit(s[name], c) for s, c in zip(stats, correct, strict=True)])
+        out[name] = 100.0 * float(max(pick, avoid))
+    return out
+
+
+def blind_baseline(records: list[dict[str, Any]], folds: int = 5, seed: int = 0) -> float | None:
+    """Cross-validated accuracy (percent) of the text-only option scorer, or None with too few instances."""
+    try:
+        from scipy.sparse import csr_matrix, hstack
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.model_selection import KFold
+    except ImportError:
+        raise InputError(
+            "mirforge audit needs the [audit] extra (scikit-learn): pip install 'mirforge[audit]'"
+        ) from None
+    if len(records) < 2 * folds:
+        return None
+    stats = option_stats(records)
+    rows_option, rows_shared, dense, label, owner = [], [], [], [], []
+    for i, (r, s) in enumerate(zip(records, stats, strict=True)):
+        question = content(r["question"])
+        relative = np.stack([v - v.mean() for v in s.values()], axis=1)  # each option against its siblings
+        scale = np.stack([v.std() + 1e-9 for v in s.values()])
+        for j, (letter, text) in enumerate(r["options"].items()):
+            rows_option.append(text)
+            rows_shared.append(" ".join(sorted(content(text) & question)) or "_none_")
+            dense.append(np.concatenate([relative[j], relative[j] / scale]))
+            label.append(int(letter == r["answer"]))
+            owner.append(i)
+    owner_a, label_a, dense_a = np.array(owner), np.array(label), np.array(dense)
+    credit = np.zeros(len(records))
+    splitter = KFold(n_splits=folds, shuffle=True, random_state=seed)
+    for train_i, test_i in splitter.split(np.arange(len(records))):
+        train = np.isin(owner_a, train_i)
+        test = ~train
+        opt = TfidfVectorizer(token_pattern=r"(?u)\b\w+\b", ngram_range=(1, 2), sublinear_tf=True)
+        shared = TfidfVectorizer(token_pattern=r"(?u)\b\w+\b")
+        text_o = np.array(rows_option, dtype=object)
+        text_s = np.array(rows_shared, dtype=object)
+        x_train = hstack([opt.fit_transform(text_o[train]), shared.fit_transform(text_s[train]), dense_a[train]])
+        x_test = hstack([opt.transform(text_o[test]), shared.transform(text_s[test]), csr_matrix(dense_a[test])])
+        if len(set(label_a[train])) < 2:
+            continue
+        model = LogisticRegression(C=1.0, max_iter=2000)
+        model.fit(x_train.tocsr(), label_a[train])
+        scores = model.decision_function(x_test.tocsr())
+        test_owner = owner_a[test]
+        for i in test_i:
+            mine = scores[test_owner == i]
+            letters = list(records[i]["options"])
+            credit[i] = pick_credit(mine, letters.index(records[i]["answer"]))
+    return 100.0 * float(credit.mean())
+
+
+# -- images ----------------------------------------------------------------------------------------------------
+def thumb_hash(image: np.ndarray) -> str:
+    """A near-duplicate key: the 16 x 16 colour thumbnail, 8 levels per channel (noise-level changes keep it)."""
+    import cv2
+
+    small = cv2.resize(image, (16, 16), interpolation=cv2.INTER_AREA) // 32
+    return hashlib.sha1(small.astype(np.uint8).tobytes()).hexdigest()
+
+
+def audit_images(root: Path, loaded: list[Loaded], bounds: Bounds, result: TaskAudit) -> None:
+    import cv2
+
+    exact: Counter = Counter()
+    sets: Counter = Counter()
+    near: dict[tuple, set] = {}
+    owners: dict[str, set] = {}
+    for n, item in enumerate(loaded):
+        r = item.record
+        digests, hashes, sizes = [], [], []
+        for rel in r["images"]:
+            result.images += 1
+            try:
+                data = (root / rel).read_bytes()
+            except OSError:
+                result.blank_images.append(f"{rel}: missing")
+                digests.append("missing:" + rel)
+                hashes.append("missing:" + rel)
+                sizes.append(None)
+                continue
+            digests.append(hashlib.sha256(data).hexdigest())
+            owners.setdefault(digests[-1], set()).add(n)
+            image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+            if image is None:
+                result.blank_images.append(f"{rel}: not a readable image")
+                hashes.append("unreadable:" + rel)
+                sizes.append(None)
+                continue
+            gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+            std = float(gray.std())
+            if std < bounds.uniform_std:
+                result.blank_images.append(f"{rel}: near-uniform (grey std {std:.2f})")
+            hashes.append(thumb_hash(image))
+            sizes.append(gray.shape)
+        for i, region in enumerate(r.get("regions", [])):
+            result.regions += 1
+            problem = region_problem(region, sizes, bounds)
+            if problem:
+                result.bad_regions.append(f"{r['id']} regions[{i}] ({region.get('name')}): {problem}")
+        exact[(r["question"], json.dumps(r["options"], sort_keys=True), tuple(digests))] += 1
+        sets[tuple(sorted(digests))] += 1
+        near.setdefault(tuple(sorted(hashes)), set()).add(tuple(sorted(digests)))
+    result.duplicates = sum(c - 1 for c in exact.values())
+    result.image_set_duplicates = sum(c - 1 for c in sets.values())
+    result.near_duplicates = sum(len(v) - 1 for v in near.values())
+    shared = {i for users in owners.values() if len(users) > 1 for i in users}
+    result.reused = 100.0 * len(shared) / len(loaded) if loaded else 0.0
+
+
+def region_problem(region: Any, sizes: list, bounds: Bounds) -> str | None:
+    try:
+        image = int(region["image"])
+        x0, y0, x1, y1 = (int(v) for v in region["box"])
+    except (KeyError, TypeError, ValueError):
+        return "not an {image, box} region"
+    if not 0 <= image < len(sizes):
+        return f"image {image} is not an image index"
+    if sizes[image] is None:
+        return "its image is unreadable"
+    h, w = sizes[image]
+    if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+        return f"box {[x0, y0, x1, y1]} leaves the {w} x {h} image"
+    if min(x1 - x0, y1 - y0) < bounds.min_region_side or (x1 - x0) * (y1 - y0) < bounds.min_region_area:
+        return f"box {[x0, y0, x1, y1]} is too small to show the object"
+    return None
+
+
+# -- regeneration ----------------------------------------------------------------------------------------------
+def regenerate_sample(root: Path, loaded: list[Loaded], sample: int, result: TaskAudit, seed: int = 0) -> None:
+    from mirforge.inspect import regenerate_and_compare
+
+    if sample <= 0:
+        return
+    rng = np.random.default_rng(seed)
+    chosen = sorted(rng.choice(len(loaded), size=min(sample, len(loaded)), replace=False).tolist())
+    for i in chosen:
+        item = loaded[i]
+        result.regenerated += 1
+        try:
+            differences = regenerate_and_compare(root, item.line)
+        except Exception as exc:  # a crash while regenerating is a disagreement, reported with its cause
+            differences = [f"regeneration failed: {type(exc).__name__}: {exc}"]
+        if differences:
+            result.regen_disagreements.append(f"{item.record['id']}: {'; '.join(differences)}")
+
+
+# -- the audit -------------------------------------------------------------------------------------------------
+def audit_task(
+    root: Path, task: str, loaded: list[Loaded], bounds: Bounds, *, sample: int = 5, folds: int = 5
+) -> TaskAudit:
+    records = [item.record for item in loaded]
+    result = TaskAudit(task=task, n=len(records))
+    ks = Counter(len(r["options"]) for r in records)
+    result.k = ks.most_common(1)[0][0]
+    result.chance = 100.0 * float(np.mean([1.0 / len(r["options"]) for r in records]))
+    answers = Counter(r["answer"] for r in records)
+    letters = sorted({letter for r in records for letter in r["options"]})
+    for letter in letters:
+        expected = 100.0 * sum(1.0 / len(r["options"]) for r in records if letter in r["options"]) / len(records)
+        share = 100.0 * answers[letter] / len(records)
+        result.letters[letter] = share
+        result.letter_deviation = max(result.letter_deviation, abs(share - expected))
+    result.blind = blind_baseline(records, folds=folds)
+    result.heuristics = heuristics(records)
+    audit_images(root, loaded, bounds, result)
+    regenerate_sample(root, loaded, sample, result)
+    result.violations = violations(result, bounds)
+    return result
+
+
+def violations(r: TaskAudit, b: Bounds) -> list[str]:
+    out = []
+    if r.letter_deviation > b.letter_tolerance + 1e-9:
+        shares = ", ".join(f"{k} {v:.1f}%" for k, v in r.letters.items())
+        out.append(
+            f"answer letters: a share is {r.letter_deviation:.1f} points from 100/k (bound {b.letter_tolerance}); "
+            f"{shares}"
+        )
+    limit = r.chance + b.blind_margin
+    if r.blind is not None and r.blind > limit + 1e-9:
+        out.append(
+            f"blind baseline: text-only classifier scores {r.blind:.1f}% > chance {r.chance:.1f} + {b.blind_margin}"
+        )
+    for name, value in r.heuristics.items():
+        if value > limit + 1e-9:
+            out.append(f"heuristic {name}: {value:.1f}% > chance {r.chance:.1f} + {b.blind_margin}")
+    for label, value, bound in (
+        ("duplicates (question + options + images)", r.duplicates, b.duplicates),
+        ("identical image sets", r.image_set_duplicates, b.image_set_duplicates),
+        ("near-duplicate image sets", r.near_duplicates, b.near_duplicates),
+        ("blank or unreadable images", len(r.blank_images), b.blank_images),
+        ("bad regions", len(r.bad_regions), b.bad_regions),
+        ("% of instances sharing an image with another", round(r.reused, 1), b.reused_images),
+    ):
+        if value > bound:
+            out.append(f"{label}: {value} > {bound}")
+    for item in (r.blank_images + r.bad_regions)[:3]:
+        out.append(f"  e.g. {item}")
+    agreement = r.regen_agreement
+    if agreement is not None and agreement < b.regen_agreement - 1e-9:
+        out.append(f"regeneration: {agreement:.0f}% of {r.regenerated} agree (bound {b.regen_agreement:.0f}%)")
+        out += [f"  {d}" for d in r.regen_disagreements[:3]]
+    return out
+
+
+def audit(
+    root: Path,
+    bounds: Bounds | None = None,
+    *,
+    tasks: list[str] | None = None,
+    split: str | None = None,
+    sample: int = 5,
+    folds: int = 5,
+) -> list[TaskAudit]:
+    bounds = bounds or Bounds()
+    if folds < 2:
+        raise InputError(f"--folds: must be at least 2, got {folds}")
+    if sample < 0:
+        raise InputError(f"--sample: must not be negative, got {sample}")
+    root = Path(root)
+    loaded = load_dataset(root, tasks, split)
+    return [audit_task(root, task, items, bounds, sample=sample, folds=folds) for task, items in sorted(loaded.items())]
+
+
+# -- report ----------------------------------------------------------------------------------------------------
+COLUMNS = (
+    ("task", 20),
+    ("n", 5),
+    ("k", 2),
+    ("letters±", 8),
+    ("chance", 6),
+    ("blind", 6),
+    ("longest", 7),
+    ("specific", 8),
+    ("q-overlap", 9),
+    ("consensus", 9),
+    ("dup", 4),
+    ("imgset", 6),
+    ("near", 5),
+    ("reused%", 7),
+    ("blank", 5),
+    ("badbox", 6),
+    ("regen", 7),
+    ("status", 6),
+)
+
+
+def table(results: list[TaskAudit], bounds: Bounds) -> str:
+    def pct(v: float | None) -> str:
+        return "-" if v is None else f"{v:.1f}"
+
+    def row(cells: list[str]) -> str:
+        return "  ".join(
+            f"{c:>{w}}" if i else f"{c:<{w}}" for i, (c, (_, w)) in enumerate(zip(cells, COLUMNS, strict=True))
+        )
+
+    lines = [row([name for name, _ in COLUMNS])]
+    for r in results:
+        limit = r.chance + bounds.blind_margin
+        cells = [
+            r.task,
+            str(r.n),
+            str(r.k),
+            pct(r.letter_deviation) + ("*" if r.letter_deviation > bounds.letter_tolerance + 1e-9 else ""),
+            pct(r.chance),
+            pct(r.blind) + ("*" if r.blind is not None and r.blind > limit + 1e-9 else ""),
+            *(
+                pct(r.heuristics[h]) + ("*" if r.heuristics[h] > limit + 1e-9 else "")
+                for h in ("longest", "specific", "overlap", "consensus")
+            ),
+            str(r.duplicates),
+            str(r.image_set_duplicates),
+            str(r.near_duplicates),
+            pct(r.reused),
+            str(len(r.blank_images)),
+            str(len(r.bad_regions)),
+            "-" if r.regen_agreement is None else f"{r.regenerated - len(r.regen_disagreements)}/{r.regenerated}",
+            "FAIL" if r.violations else "ok",
+        ]
+        lines.append(row(cells))
+    return "\n".join(lines)
+
+
+LEGEND = (
+    "letters± = largest distance of a letter's share from 100/k, in points (bound {letter_tolerance}); "
+    "blind = cross-validated text-only classifier accuracy, %; longest/specific/q-overlap/consensus = heuristic "
+    "accuracy, % (the better of picking or avoiding the option it prefers); all must stay <= chance + "
+    "{blind_margin}; dup/imgset/near = duplicate instances, identical and near-identical image sets; "
+    "reused% = instances sharing an image (bytes) with another instance (bound {reused_images}); "
+    "blank = blank or near-uniform images; badbox = regions outside their image or under {min_region_area} px; "
+    "regen = regenerated instances identical in record and bytes; * = bound broken"
+)
+
+
+def to_json(results: list[TaskAudit], bounds: Bounds) -> dict[str, Any]:
+    return {
+        "bounds": dataclasses.asdict(bounds),
+        "tasks": {r.task: {**dataclasses.asdict(r), "regen_agreement": r.regen_agreement} for r in results},
+        "ok": not any(r.violations for r in results),
+    }
