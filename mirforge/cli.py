@@ -47,6 +47,8 @@ def rewriter_config(
         raise InputError(f"--rewriter: {backend!r} is not a rewriter; use `openai` (any OpenAI-compatible endpoint)")
     if not model:
         raise InputError("--model: --rewriter openai needs a model name, e.g. --model Qwen2.5-7B-Instruct")
+    if base_url and ("@" in base_url.split("//", 1)[-1].split("/", 1)[0] or "?" in base_url):
+        raise InputError("--base-url: put the API key in OPENAI_API_KEY, not in the URL (the manifest records it)")
     if max_calls is not None and max_calls < 0:
         raise InputError(f"--rewrite-max-calls: must be >= 0, got {max_calls}")
     try:

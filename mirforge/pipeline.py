@@ -132,7 +132,12 @@ def assemble(
         from mirforge.templates.rewriter import rewriter_for
 
         steps, rewritten = rewriter_for(spec.rewriter, spec.llm_cache).rewrite(
-            steps, question=question.text, options=question.lettered(), answer=question.letter, seed=seed_value(seq)
+            steps,
+            question=question.text,
+            options=question.lettered(),
+            answer=question.letter,
+            seed=seed_value(seq),
+            entities=sorted({r.name for r in rendered.regions}),
         )
     stem = f"images/{task.name}/{spec.split}/{index:06d}"
     return Instance(

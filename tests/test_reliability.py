@@ -14,6 +14,7 @@ import random
 import signal
 import subprocess
 import time
+import types
 from pathlib import Path
 
 import cv2
@@ -174,18 +175,18 @@ def test_sigkill_of_one_worker_fails_clearly_and_a_rerun_completes(uninterrupted
 
 # -- full disk -------------------------------------------------------------------------------------------------
 def full_disk_worker(progress, threads, budget: int) -> None:
-    """Worker initializer (runs in the spawned worker): its dataset writes fail with ENOSPC after ``budget``."""
-    from mirforge.runner import worker
+    """Worker initializer (runs in the spawned worker): its file syncs fail with ENOSPC after ``budget``."""
+    from mirforge.runner import store, worker
 
-    real, count = worker.atomic_write, [0]
+    real, count = store.os.fsync, [0]
 
-    def atomic_write(path, data):
+    def fsync(fd):
         count[0] += 1
         if count[0] > budget:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
-        real(path, data)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(fd)
 
-    worker.atomic_write = atomic_write
+    store.os = types.SimpleNamespace(**{**vars(os), "fsync": fsync})
     worker.init_worker(progress, threads)
 
 

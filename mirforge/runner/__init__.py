@@ -13,6 +13,7 @@ from mirforge.registry import resolve
 from mirforge.runner.plan import RunConfig, Shard, plan
 from mirforge.runner.store import Manifest, check_writable, remove_temporaries, write_mir
 from mirforge.runner.worker import ShardResult, frozen, task_for, task_settings
+from mirforge.templates import check_overrides
 
 EXECUTORS = ("local", "ray")
 
@@ -44,6 +45,8 @@ def prepare(config: RunConfig, out: Path) -> tuple[Manifest, list[Shard], list[S
     resolve(",".join(config.tasks))
     for name in config.tasks:
         task_for(name, frozen(task_settings(config, name)))
+    if config.templates is not None:
+        check_overrides(Path(config.templates), list(config.tasks))
     check_writable(out)
     manifest = Manifest(out)
     manifest.begin(config.to_json())

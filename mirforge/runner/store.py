@@ -7,6 +7,7 @@ complete (temporary name, fsync, rename), so a kill at any moment leaves nothing
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mirforge import __version__
-from mirforge.errors import InputError
+from mirforge.errors import InputError, MirforgeError
 from mirforge.instance import mir_view
 
 MANIFEST = "manifest.json"
@@ -39,13 +40,23 @@ VERSIONED = (
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write ``path`` whole or not at all; a full disk or another OS failure is a one-line MirforgeError."""
     tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise MirforgeError(
+                f"{path.parent}: no space left on the device (writing {path.name}); free some space and rerun "
+                "the same command to resume"
+            ) from None
+        raise MirforgeError(f"cannot write {path} ({exc.strerror or exc}); rerun the same command to resume") from None
 
 
 def sha256(data: bytes) -> str:
@@ -71,6 +82,16 @@ def package_versions() -> dict[str, str]:
         except PackageNotFoundError:
             pass
     return found
+
+
+def source_digest() -> str:
+    """A digest of mirforge's own code, templates and schemas: two runs that differ here may differ in bytes."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".j2", ".json") and "__pycache__" not in path.parts:
+            h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
 
 
 def check_writable(out: Path) -> None:
@@ -121,6 +142,7 @@ class Manifest:
         if existing is None:
             self.data["splits"][split] = {"config": config, "shards": {}, "complete": False}
         self.data["mirforge"] = __version__
+        self.data["source_sha256"] = source_digest()
         self.data["versions"] = package_versions()
         self.data["host"] = socket.gethostname()
         self.data.setdefault("created", _now())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import errno
 import os
 import time
 from collections import Counter
@@ -12,7 +11,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from mirforge.errors import MirforgeError
 from mirforge.instance import problems
 from mirforge.pipeline import generate_one
 from mirforge.registry import load
@@ -90,9 +88,9 @@ def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
             raise AssertionError(f"{record['id']} fails validation: {'; '.join(found)}")
         t1 = time.perf_counter()
         for rel, data in zip(generated.instance.images, generated.images, strict=True):
-            write(out, rel, data)
+            atomic_write(out / rel, data)
         for k, data in enumerate(generated.videos):
-            write(out, f"videos/{shard.task}/{shard.split}/{index:06d}-{k}.mp4", data)
+            atomic_write(out / f"videos/{shard.task}/{shard.split}/{index:06d}-{k}.mp4", data)
         lines.append(generated.instance.to_json())
         images += generated.instance.images
         timings.update(generated.timings)
@@ -103,7 +101,7 @@ def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
             _progress.put(1)
     t2 = time.perf_counter()
     data = ("\n".join(lines) + "\n").encode()
-    write(out, shard.path, data)
+    atomic_write(out / shard.path, data)
     timings["write"] += time.perf_counter() - t2
     entry = {
         "task": shard.task,
@@ -116,19 +114,6 @@ def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
         "rejections": dict(sorted(rejections.items())),
     }
     return ShardResult(shard, entry, dict(timings), len(lines), len(images))
-
-
-def write(root: Path, rel: str, data: bytes) -> None:
-    """Write one file of the dataset; a full disk or another OS failure is a one-line error naming the folder."""
-    try:
-        atomic_write(root / rel, data)
-    except OSError as exc:
-        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-            raise MirforgeError(
-                f"{root}: no space left on the device (writing {rel}); free some space and rerun the same command "
-                "to resume"
-            ) from None
-        raise MirforgeError(f"{root}: cannot write {rel} ({exc.strerror or exc}); rerun to resume") from None
 
 
 def _record(instance: Any) -> dict[str, Any]:

@@ -101,3 +101,15 @@ def render_steps(
         img2img=render("img2img"),
         conclusion=render("conclusion"),
     )
+
+
+def check_overrides(override_dir: Path, tasks: list[str]) -> None:
+    """Compile every user template a run would use, so a broken one stops the run before anything is written."""
+    for name in tasks:
+        folder = Path(override_dir) / name
+        for path in sorted(folder.glob("*.j2")) if folder.is_dir() else []:
+            env = _environment((str(folder),))
+            try:
+                env.get_template(path.name)
+            except Exception as exc:  # syntax errors, bad UTF-8
+                raise template_error(name, path.stem, exc, override_dir) from None
