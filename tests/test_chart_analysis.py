@@ -66,3 +66,21 @@ def test_bad_config_names_the_field():
         make_task("chart_analysis", periods_per_level="2,3,9")
     with pytest.raises(InputError, match="chart_analysis.gap_fraction"):
         make_task("chart_analysis", gap_fraction=0.9)
+
+
+def test_change_answer_is_not_the_only_value_offered_with_its_sign_flip(task):
+    """+72 and -72 read alike to a text-only guesser; if the sign-flipped answer were the only such pair, the
+    answer would always be in it. Options of a change question come in +- pairs (plus one unpaired value when
+    their count is odd), so the answer's share of paired options is the share of paired options."""
+    paired = n = 0
+    for i in range(300):
+        scene, q = ask_only(task, i, seed=9)
+        if scene.qtype != "difference":
+            continue
+        n += 1
+        values = [int(v) for v in q.facts["values"]]
+        flips = [-v in values for v in values]
+        assert sum(flips) == 2 * (len(values) // 2)
+        paired += flips[q.answer]
+    assert n >= 60
+    assert paired / n == pytest.approx(2 * (task.config.n_options // 2) / task.config.n_options, abs=0.1)

@@ -98,3 +98,23 @@ def test_bad_config_names_the_field():
         make_task("forced_perspective", option_gap="1.6,1.4,1.1")
     with pytest.raises(InputError, match="forced_perspective.option_gap"):
         make_task("forced_perspective", option_gap="1.6,1.4,0")
+
+
+def test_names_do_not_give_the_answer_and_inverse_pairs_are_fair(task, asked):
+    """World knowledge must not answer: real heights are drawn independently of the nouns, so the taller of the
+    first and last object agrees with the catalogue only about half the time. The inverse of a ratio reads like
+    it to a text-only guesser, so exactly one inverse pair is offered, holding the answer 2 times in 3 (its share
+    among the options other than the apparent-size one), not always."""
+    height = {it.noun: it.height for it in CATALOGUE}
+    agree = differ = paired = 0
+    for scene, q in asked[:N_CHECK]:
+        first, last = scene.chain[0], scene.chain[-1]
+        if height[first] != height[last]:
+            differ += 1
+            agree += (height[last] > height[first]) == (scene.heights[-1] > scene.heights[0])
+        values = q.facts["values"]
+        inverse = [any(abs(math.log(v * w)) < 0.01 for w in values) for v in values]
+        assert sum(inverse) == 2
+        paired += inverse[q.answer]
+    assert abs(agree / differ - 0.5) < 0.12, (agree, differ)
+    assert abs(paired / N_CHECK - 2 / 3) < 0.1, paired

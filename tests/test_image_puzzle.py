@@ -72,3 +72,27 @@ def test_bad_config_names_the_field():
         make_task("image_puzzle", grid_per_level="2,4,3")
     with pytest.raises(InputError, match="image_puzzle.n_options"):
         make_task("image_puzzle", n_options=5)
+
+
+def test_arrangement_answer_is_not_the_centre_of_its_distractors(task):
+    """Near-miss arrangements must not all perturb the answer (which would make it the option closest to the
+    others): the answer is the centre (fewest adjacent swaps to the other options) only about 1 time in k."""
+    from itertools import combinations
+
+    def swaps(a, b):
+        pos = {x: i for i, x in enumerate(b)}
+        p = [pos[x] for x in a]
+        return sum(p[i] > p[j] for i, j in combinations(range(len(p)), 2))
+
+    centre = n = 0
+    for i in range(1200):
+        scene, q = ask_only(task, i, seed=9)
+        if q.facts["kind"] != "arrangement" or scene.distractor_kind == "other_cells":
+            continue
+        n += 1
+        keys = [tuple(k) for k in q.facts["keys"]]
+        spread = [sum(swaps(a, b) for b in keys) for a in keys]
+        centre += spread[q.answer] == min(spread) and spread.count(min(spread)) == 1
+        assert tuple(reversed(keys[q.answer])) not in keys  # near misses are one or two swaps, never the reversal
+    assert n >= 80
+    assert abs(centre / n - 1 / task.config.n_options) < 0.12, (centre, n)

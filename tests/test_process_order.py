@@ -46,3 +46,26 @@ def test_bad_config_names_the_field():
         make_task("process_order", images_per_level="4,5,5")
     with pytest.raises(InputError, match="process_order.min_gap_px"):
         make_task("process_order", min_gap_px=0)
+
+
+def test_order_answer_is_not_the_centre_of_its_distractors(task):
+    """The chronological order is the option closest to the others (fewest adjacent swaps) only about 1 time in
+    k; distractors built by perturbing the answer would make it the centre every time."""
+    from itertools import combinations
+
+    def swaps(a, b):
+        pos = {x: i for i, x in enumerate(b)}
+        p = [pos[x] for x in a]
+        return sum(p[i] > p[j] for i, j in combinations(range(len(p)), 2))
+
+    centre = n = 0
+    for i in range(400):
+        _, q = ask_only(task, i, seed=9)
+        if q.facts["kind"] != "order" or len(q.facts["keys"][0]) <= 4:
+            continue
+        n += 1
+        keys = [tuple(k) for k in q.facts["keys"]]
+        spread = [sum(swaps(a, b) for b in keys) for a in keys]
+        centre += spread[q.answer] == min(spread) and spread.count(min(spread)) == 1
+    assert n >= 80
+    assert abs(centre / n - 1 / task.config.n_options) < 0.1, (centre, n)

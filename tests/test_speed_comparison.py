@@ -43,3 +43,30 @@ def test_bad_config_names_the_field():
         make_task("speed_comparison", objects_per_level="2,4,4")
     with pytest.raises(InputError, match="speed_comparison.fps"):
         make_task("speed_comparison", fps=1)
+
+
+def test_ranking_answer_is_not_the_centre_of_its_distractors(task):
+    """Distractors that all perturb the answer make it the order closest to the others (the consensus shortcut):
+    the answer is the centre (fewest adjacent swaps to the other options) only about 1 time in k, and its
+    reversal is not always offered."""
+    from itertools import combinations
+
+    def swaps(a, b):
+        pos = {x: i for i, x in enumerate(b)}
+        p = [pos[x] for x in a]
+        return sum(p[i] > p[j] for i, j in combinations(range(len(p)), 2))
+
+    centre = reversed_offered = n = 0
+    for i in range(600):
+        _, q = ask_only(task, i, seed=9)
+        if q.facts["kind"] != "order":
+            continue
+        n += 1
+        keys = [tuple(k) for k in q.facts["keys"]]
+        spread = [sum(swaps(a, b) for b in keys) for a in keys]
+        centre += spread[q.answer] == min(spread) and spread.count(min(spread)) == 1
+        reversed_offered += tuple(reversed(keys[q.answer])) in keys
+    assert n >= 100
+    k = task.config.n_options
+    assert abs(centre / n - 1 / k) < 0.1, (centre, n)
+    assert reversed_offered / n < 0.1

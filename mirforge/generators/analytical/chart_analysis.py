@@ -10,7 +10,8 @@ The answer is computed from the table. The verifier never sees the table: it re-
 charts' drawing data in pixels (bar tops and bases, line vertices, pie wedge angles, calibrated against the
 tick labels; :func:`mirforge.render.charts.read_values`) and recomputes the answer. Numeric distractors are
 near misses (the adjacent category, one period too few, a bar from the wrong chart, the sign flipped) but all
-options differ by at least ``gap`` units, far above chart reading precision.
+options differ by at least ``gap`` units, far above chart reading precision. Change options come in +- pairs
+(the answer's sign flip and a wrong value's), so the answer is not the one value offered with its negative.
 """
 
 from __future__ import annotations
@@ -134,7 +135,10 @@ class ChartAnalysis(Task):
         values: list[float] | None = None
         if scene.qtype in ("total", "difference"):
             correct, near = _numeric_options(scene, table)
-            distractors = _spread(rng, correct, near, n - 1, scene.gap)
+            if scene.qtype == "difference":
+                distractors = _signed_spread(rng, correct, near, n - 1, scene.gap)
+            else:
+                distractors = _spread(rng, correct, near, n - 1, scene.gap)
             options_v = place(correct, distractors, slot)
             signed = scene.qtype == "difference"
             options = [_fmt(v, topic.unit, signed) for v in options_v]
@@ -391,6 +395,44 @@ def _spread(rng: np.random.Generator, answer: int, near: list[int], n: int, gap:
         k += 1
     order = rng.permutation(len(chosen))
     return [chosen[int(i)] for i in order]
+
+
+def _signed_spread(rng: np.random.Generator, answer: int, near: list[int], n: int, gap: int) -> list[int]:
+    """Distractors of a signed change, offered in +- pairs (+72 and -72: the sign-flip near miss).
+
+    A text-only guesser reads +72 and -72 alike, so if only the answer came with its sign flip it would be the
+    odd one out. The options are therefore as many +- pairs as fit, plus one unpaired value when their count is
+    odd, and the answer is that unpaired value with its fair share of probability (1 / options). Wrong
+    magnitudes come from the near misses first, then from steps of 1.5 ``gap`` around the answer; all magnitudes
+    differ by at least ``gap`` and are at least ``gap / 2``, so every two options are at least ``gap`` apart.
+    """
+    pairs, single = divmod(n + 1, 2)
+    answer_single = bool(single) and rng.random() < 1.0 / (n + 1)
+    wanted = pairs if answer_single else pairs - 1 + single  # wrong magnitudes to draw
+    chosen: list[int] = []  # signed wrong values, one per magnitude
+    used = [abs(answer)]
+
+    def take(v: int) -> None:
+        m = abs(v)
+        if len(chosen) < wanted and m >= (gap + 1) // 2 and all(abs(m - u) >= gap for u in used):
+            chosen.append(v)
+            used.append(m)
+
+    for v in near:
+        take(v)
+    step, k = int(gap * 1.5), 1
+    while len(chosen) < wanted:
+        sign = 1 if rng.random() < 0.5 else -1
+        for m in (abs(answer) + sign * k * step, abs(answer) - sign * k * step):
+            take(m if rng.random() < 0.5 else -m)
+        k += 1
+    out = [] if answer_single else [-answer]
+    for i, v in enumerate(chosen):
+        if answer_single or i < pairs - 1:
+            out += [v, -v]
+        else:
+            out.append(v)  # the unpaired wrong value
+    return [out[int(i)] for i in rng.permutation(len(out))]
 
 
 def _fmt(v: float, unit: str, signed: bool) -> str:

@@ -1,19 +1,21 @@
 """forced_perspective: true size when apparent size lies, by chaining reference objects across images.
 
 MIR's example: "Is the hand or the tower in <image> bigger? Assume the car in <image> is the same size as in
-<image>." Here a chain of everyday objects (coloured primitives from a small catalogue with real-world heights)
-is photographed two at a time: Image 1 shows O0 with O1, Image 2 the same O1 with O2, and so on. Within one image
-the two objects stand at different distances, usually with the smaller one nearer so that it looks bigger
-(forced perspective), and every image is taken at its own unknown scale. The question asks how the real height of
-the last object compares with the first. Only the chain answers it: in each image the real height ratio is
-(pixel height x distance) of one object over the other's, and the ratios multiply along the chain.
+<image>." Here a chain of everyday objects (coloured primitives from a small catalogue; their real heights are drawn
+at random, independently of what they are, so world knowledge cannot answer) is photographed two at a time: Image 1
+shows O0 with O1, Image 2 the same O1 with O2, and so on. Within one image the two objects stand at different
+distances, usually with the smaller one nearer so that it looks bigger (forced perspective), and every image is
+taken at its own unknown scale. The question asks how the real height of the last object compares with the first.
+Only the chain answers it: in each image the real height ratio is (pixel height x distance) of one object over the
+other's, and the ratios multiply along the chain.
 
-The options are height ratios, 25% or more apart (``option_gap``): the true ratio, the apparent-size answer
-(pixel heights compared across the first and the last image), the apparent ratios chained without distances, the
-inverse of the true ratio, and the chain with a link forgotten. The verifier measures each object's pixel height
-from its segmentation mask and its distance as the median of the depth buffer over its mask, estimates its size
-as pixel height x depth / focal length, multiplies the within-image ratios along the chain and picks the option
-nearest in log ratio, rejecting the scene unless it lies well inside half the option gap.
+The options are height ratios, 25% or more apart (``option_gap``): the true ratio, the apparent-size answer (pixel
+heights compared across the first and the last image), the apparent ratios chained without distances, the inverse of
+the true ratio, and the chain with a link forgotten. Besides the apparent-size option, exactly one ratio is offered
+with its inverse, and it is the answer's only with the answer's fair share of probability. The verifier measures
+each object's pixel height from its segmentation mask and its distance as the median of the depth buffer over its
+mask, estimates its size as pixel height x depth / focal length, multiplies the within-image ratios along the chain
+and picks the option nearest in log ratio, rejecting the scene unless it lies well inside half the option gap.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from mirforge import LETTERS
 from mirforge.errors import Reject
 from mirforge.generators.spatial.multiview import in_frame, measure_view, projected_box
 from mirforge.render.scene3d import PALETTE, Camera, Object3D, Scene3D
-from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, place
+from mirforge.task import Layer, Question, Region, Rendered, Task, TaskConfig, ensure, place
 
 YFOV = math.pi / 4
 MAX_IMAGES = 6
@@ -71,8 +73,9 @@ class ForcedPerspectiveConfig(TaskConfig):
     images_per_level: tuple[int, ...] = (3, 4, 6)  # chain links; the chain has one more object than images
     option_gap: tuple[float, ...] = (1.6, 1.4, 1.25)  # per level: options differ by at least this factor
     misleading: tuple[float, ...] = (0.5, 0.7, 0.85)  # per level: share of images where the smaller looks bigger
-    size_jitter: float = 0.15  # real heights vary by this share around the catalogue's
+    size_jitter: float = 0.15  # neighbouring heights differ by at most MAX_LINK_RATIO ** (1 / (1 + size_jitter))
     min_height_px: int = 60
+    max_tries: int = 100  # the apparent-size option must stand apart from the true ratio and its inverse
 
     def validate(self) -> None:
         super().validate()
@@ -133,8 +136,7 @@ class ForcedPerspective(Task):
     def sample(self, rng: np.random.Generator, level: int) -> Scene:
         k = self.knobs(level)
         items = _chain(rng, k["chain_length"])
-        jitter = self.config.size_jitter
-        heights = tuple(it.height * float(rng.uniform(1 - jitter, 1 + jitter)) for it in items)
+        heights = _heights(rng, len(items), self.config.size_jitter)
         if any(max(a, b) / min(a, b) > MAX_LINK_RATIO for a, b in zip(heights, heights[1:], strict=False)):
             raise Reject("neighbouring objects too different in size")
         shots = tuple(
@@ -213,22 +215,37 @@ class ForcedPerspective(Task):
         chained_px = math.prod(p[1] / p[0] for p in px)
         links = [heights[i + 1] / heights[i] for i in range(len(heights) - 1)]
         forgot = truth / links[int(rng.integers(len(links)))]
-        candidates = [("apparent", apparent), ("chained_apparent", chained_px), ("inverse", 1 / truth)]
-        candidates.append(("forgot_link", forgot))
+        candidates = [("apparent", apparent), ("chained_apparent", chained_px), ("forgot_link", forgot)]
         for _ in range(6):
             candidates.append(("nearby", truth * math.exp(float(rng.choice([-1, 1]) * rng.uniform(0.35, 1.0)))))
-        chosen = [("truth", truth)]
+        # One inverse pair ("A is 2.6 times B" and "B is 2.6 times A" read alike to a text-only guesser) among the
+        # options other than the apparent-size one, holding the answer with its fair share of probability: the
+        # answer is never the only ratio offered with its inverse.
+        n_opt = self.config.n_options
+        floor = math.log(gap) / 2  # a ratio and its inverse stay `gap` apart
+        if abs(math.log(truth)) < floor:
+            raise Reject("the true ratio is too close to 1 to be told from its inverse")
+        paired = n_opt >= 4  # options beside the apparent one: a pair and n_opt - 3 singles (none below 4)
+        answer_paired = paired and rng.random() < 2 / (n_opt - 1)
+        wanted = n_opt - 2 if answer_paired else n_opt - 1 - (1 if paired else 0)
+        groups = [("truth", truth)]
         for kind, value in candidates:
-            if kind == "apparent" and (abs(math.log(value / truth)) < math.log(gap) or not 1 / 12 <= value <= 12):
-                raise Reject("the apparent-size answer is too close to the true ratio or out of range")
-            if not 1 / 12 <= value <= 12:
-                continue
-            if all(abs(math.log(value / v)) >= math.log(gap) for _, v in chosen):
-                chosen.append((kind, value))
-            if len(chosen) == self.config.n_options:
+            if len(groups) == wanted + 1:
                 break
-        else:
+            fits = 1 / 12 <= value <= 12 and abs(math.log(value)) >= floor
+            fits = fits and all(abs(abs(math.log(value)) - abs(math.log(v))) >= math.log(gap) for _, v in groups)
+            if kind == "apparent" and not fits:
+                raise Reject("the apparent-size answer is too close to the true ratio or out of range")
+            if fits:
+                groups.append((kind, value))
+        if len(groups) < wanted + 1:
             raise Reject("not enough well-separated ratios")
+        chosen = [*groups]
+        if answer_paired:
+            chosen.append(("inverse", 1 / truth))
+        elif paired:
+            kind, value = groups[-1]  # not the apparent one
+            chosen.append((f"inverse_{kind}", 1 / value))
         distractors = chosen[1:]
         distractors = [distractors[i] for i in rng.permutation(len(distractors))]
         ordered = place(chosen[0], distractors, slot)
@@ -253,10 +270,11 @@ class ForcedPerspective(Task):
         from mirforge.render.gl import renderer
 
         r = renderer(self.image_size)
-        images, measured, regions = [], [], []
+        images, measured, regions, layers = [], [], [], []
         for i, shot in enumerate(scene.shots):
             (view,) = r.views(Scene3D(shot.objects), [shot.camera])
             names = [o.name for o in shot.objects]
+            layers.append(Layer(ids=view.ids, names=names, depth=view.depth))  # for a realism pass
             seen = measure_view(view, names, 1)
             for name, m in seen.items():
                 m.update(_extremes(view, names.index(name)))
@@ -264,7 +282,7 @@ class ForcedPerspective(Task):
                 regions.append(Region(i, name, m["box"]))
             images.append(view.rgb)
             measured.append(seen)
-        return Rendered(images=images, measured={"images": measured}, regions=regions)
+        return Rendered(images=images, measured={"images": measured}, regions=regions, layers=layers)
 
     def verify(self, question: Question, rendered: Rendered) -> int:
         f = question.facts
@@ -345,6 +363,20 @@ def _chain(rng: np.random.Generator, n: int) -> list[Item]:
         if len(picked) == n:
             return picked
     raise Reject("no chain of distinctly coloured items")
+
+
+def _heights(rng: np.random.Generator, n: int, jitter: float) -> tuple[float, ...]:
+    """Real heights (cm) of a chain of ``n`` objects, drawn independently of what the objects are.
+
+    A random walk in log height: neighbours at most ``MAX_LINK_RATIO`` apart (a link ratio uniform in log,
+    widened by ``jitter``), from a start between 15 and 80 cm. Heights taken from the catalogue would let
+    world knowledge ("a cabinet is taller than a can") answer the question without the images.
+    """
+    step = math.log(MAX_LINK_RATIO) / (1 + jitter)
+    out = [math.exp(float(rng.uniform(math.log(15), math.log(80))))]
+    for _ in range(n - 1):
+        out.append(out[-1] * math.exp(float(rng.uniform(-step, step))))
+    return tuple(out)
 
 
 def _px_height(obj: Object3D, cam: Camera, size: int) -> float:
