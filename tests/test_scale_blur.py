@@ -60,3 +60,33 @@ def test_bad_config_names_the_field():
         make_task("scale_blur", min_ratio=1.0)
     with pytest.raises(InputError, match="scale_blur.lookalikes_per_level"):
         make_task("scale_blur", lookalikes_per_level="2,3")
+
+
+def test_heights_come_in_decade_pairs_and_the_answer_is_no_rung(task):
+    """Options are two pairs {v, v x 10^+-1} of real-looking heights: the answer is not the middle of a decade
+    ladder, shares its digits with one option only, and is as often the smaller of its pair as the larger."""
+    from mirforge.audit import heuristics
+
+    records, smaller, ranks = [], [], []
+    for i in range(200):
+        scene, q = ask_only(task, i)
+        values = q.facts["values"]
+        if values is None:
+            continue
+        records.append(
+            {
+                "question": q.text,
+                "options": dict(zip("ABCD"[: len(q.options)], q.options, strict=True)),
+                "answer": "ABCD"[q.answer],
+            }
+        )
+        assert all(6.0 <= v <= 600.0 for v in values), values  # a slip looks like a real height
+        partners = [[u for u in values if math.isclose(max(u, v) / min(u, v), 10)] for v in values]
+        assert all(len(p) == 1 for p in partners), values  # pairs, never a ladder of three
+        answer = values[q.answer]
+        smaller.append(answer < partners[q.answer][0])
+        ranks.append(sorted(values).index(answer))
+    assert 0.35 <= sum(smaller) / len(smaller) <= 0.65
+    assert max(ranks.count(r) for r in range(4)) / len(ranks) <= 0.4
+    for name, score in heuristics(records).items():
+        assert score <= 35.0, (name, score)  # chance 25

@@ -51,3 +51,29 @@ def test_exactly_one_contradiction_and_distinct_options(task):
 def test_bad_config_names_the_field():
     with pytest.raises(InputError, match="yes_but.min_count_gap_per_level"):
         make_task("yes_but", min_count_gap_per_level="0,1,1")
+
+
+def test_options_share_one_form_so_text_alone_does_not_tell(task):
+    """No incidental details and no same-form cluster around the answer: half count, half colour claims (or all
+    swaps), the answer's form is count as often as colour, and no text heuristic of the audit beats chance."""
+    from mirforge.audit import heuristics
+
+    records, answer_forms = [], []
+    for i in range(200):
+        scene, q = ask_only(task, i)
+        types = [c["type"] for c in q.facts["claims"]]
+        if scene.kind == "order":
+            assert set(types) == {"swap"}
+        else:
+            assert sorted(types) == ["colour", "colour", "count", "count"], types
+            answer_forms.append(types[q.answer])
+        records.append(
+            {
+                "question": q.text,
+                "options": dict(zip("ABCD"[: len(q.options)], q.options, strict=True)),
+                "answer": "ABCD"[q.answer],
+            }
+        )
+    assert 0.35 <= answer_forms.count("count") / len(answer_forms) <= 0.65
+    for name, score in heuristics(records).items():
+        assert score <= 35.0, (name, score)  # chance 25; the shortcut scored up to 60

@@ -23,11 +23,12 @@ import cv2
 import numpy as np
 
 from mirforge.errors import Reject
-from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place
+from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place
 
 GROUND_Y = 392
 MAX_PX = 300  # the taller thing of a reference image is drawn this high
 ALONE_PX = 280
+HEIGHTS = (6.0, 60.0, 600.0)  # real heights of look-alikes, cm: the miniatures' decade, then the full-size one
 KINDS = {  # look-alike kind -> (width / height, plural)
     "house": (0.9, "houses"),  # the roof overhangs the walls by 5% on each side
     "tree": (0.7, "trees"),
@@ -101,9 +102,10 @@ class ScaleBlur(Task):
         k = kn["n_lookalikes"]
         kind = list(KINDS)[int(rng.integers(len(KINDS)))]
         colors = tuple(list(COLORS)[int(i)] for i in rng.permutation(len(COLORS))[:k])
+        lo, mid, hi = HEIGHTS
         for _ in range(50):  # log-uniform from 6 cm to 6 m; one miniature and one full-size thing at least
-            heights = [_log_uniform(rng, 6, 50), _log_uniform(rng, 150, 600)]
-            heights += [_log_uniform(rng, 6, 600) for _ in range(k - 2)]
+            heights = [_log_uniform(rng, lo, mid), _log_uniform(rng, mid, hi)]
+            heights += [_log_uniform(rng, lo, hi) for _ in range(k - 2)]
             heights = [round(h, 0) if h >= 20 else round(h, 1) for h in heights]
             srt = sorted(heights)
             if all(b / a >= self.config.min_ratio for a, b in zip(srt, srt[1:], strict=False)):
@@ -129,17 +131,7 @@ class ScaleBlur(Task):
         values = None
         if scene.qtype == "size":
             h = scene.heights[scene.target]
-            near = [x for i, x in enumerate(scene.heights) if i != scene.target]  # a look-alike's height
-            near += [h * 10, h / 10, h * 3, h / 3, h * 2, h / 2]  # miniature vs real thing, wrong scale
-            near += [REFERENCES[scene.references[scene.target]][0]]  # the reference's own height
-            chosen: list[float] = []
-            for v in near:
-                if len(chosen) < n - 1 and 2 <= v <= 5000:
-                    if all(max(v, u) / min(v, u) >= self.config.min_ratio for u in [h, *chosen]):
-                        chosen.append(v)
-            if len(chosen) < n - 1:
-                raise Reject("not enough distinct heights")
-            chosen = [chosen[int(i)] for i in rng.permutation(len(chosen))]
+            chosen = _height_distractors(scene, rng, n, self.config.min_ratio)
             values = place(h, chosen, slot)
             options = [_fmt_height(v) for v in values]
             q = [
@@ -177,12 +169,13 @@ class ScaleBlur(Task):
     def render(self, scene: Scene, question: Question) -> Rendered:
         size = self.image_size
         names = question.facts["names"]
-        images, regions, refs = [], [], []
+        images, regions, refs, layers = [], [], [], []
         for i in scene.alone:
             img, mask = _canvas(size)
             h_px = ALONE_PX
             _draw_lookalike(img, mask, 1, scene.kind, COLORS[scene.colors[i]], size / 2, h_px)
             regions.append(Region(len(images), names[i], _mask_box(mask, 1)))
+            layers.append(Layer(ids=mask, names=[names[i]]))  # for a realism pass
             images.append(img)
         for j, i in enumerate(scene.order):
             img, mask = _canvas(size)
@@ -208,6 +201,7 @@ class ScaleBlur(Task):
             if ob[0] <= 0 or ob[2] >= size or rb[0] <= 0 or rb[2] >= size:
                 raise Reject("object cut by the frame")
             regions += [Region(k, names[i], ob), Region(k, ref, rb)]
+            layers.append(Layer(ids=mask, names=[names[i], ref]))
             refs.append(
                 {
                     "name": names[i],
@@ -224,7 +218,7 @@ class ScaleBlur(Task):
             "target": names[scene.target],
             "min_ratio": self.config.min_ratio,
         }
-        return Rendered(images=images, measured=measured, regions=regions)
+        return Rendered(images=images, measured=measured, regions=regions, layers=layers)
 
     def verify(self, question: Question, rendered: Rendered) -> int:
         m = rendered.measured
@@ -288,12 +282,54 @@ def estimates(measured: dict[str, Any]) -> dict[str, float]:
     return {p["name"]: p["object_px"] / p["reference_px"] * p["reference_cm"] for p in measured["pairs"]}
 
 
+def _height_distractors(scene: Scene, rng: np.random.Generator, n: int, min_ratio: float) -> list[float]:
+    """Wrong heights for a size question: the answer's decade slip, wrong estimates and their decade slips.
+
+    Options come in pairs {v, v x 10^s} (a model taken for the real thing, or the other way round): one pair
+    around the answer and the others around a wrong estimate w, the real height of another look-alike (the
+    image of the wrong look-alike read); with an odd number of options one base, drawn like the others, goes
+    without its slip. Real heights are log-uniform over the two decades of ``HEIGHTS`` (half of them in each) and
+    a slip moves a base into the other decade (up from the lower one, down from the upper one), so a slip is
+    drawn exactly like a base: given a pair, either of its values is the base as often as the other, and given
+    the options, the answer's pair is any pair (the answer and the look-alike whose height is w are drawn
+    alike). Neither the magnitude, the shared digits nor the middle of the ladder tell the answer. Only without
+    another look-alike to use does w fall back to the height the target would have next to another reference.
+    """
+    h = scene.heights[scene.target]
+    others = [x for i, x in enumerate(scene.heights) if i != scene.target]
+    rh = REFERENCES[scene.references[scene.target]][0]
+    wrong_ref = [h * REFERENCES[r][0] / rh for r in REFERENCES if REFERENCES[r][0] != rh]
+    wrong_ref = [round(w, 0) if w >= 20 else round(w, 1) for w in wrong_ref]  # as precise as the heights
+    candidates = [others[int(i)] for i in rng.permutation(len(others))]
+    candidates += [wrong_ref[int(i)] for i in rng.permutation(len(wrong_ref))]
+    bases = [h]
+    for w in candidates:
+        if len(bases) == (n + 1) // 2:
+            break
+        if HEIGHTS[0] <= w <= HEIGHTS[2] and _apart(w, bases, min_ratio):
+            bases.append(w)
+    if len(bases) < (n + 1) // 2:
+        raise Reject("not enough distinct heights")
+    slipped = [int(i) for i in rng.permutation(len(bases))[: n // 2]]  # the bases that get a slip
+    values = bases + [bases[b] * 10 if bases[b] < HEIGHTS[1] else bases[b] / 10 for b in slipped]
+    if not all(_apart(v, values[k + 1 :], min_ratio) for k, v in enumerate(values)):
+        raise Reject("decade slips too close to another option")
+    out = values[1:]
+    return [out[int(j)] for j in rng.permutation(len(out))]
+
+
+def _apart(v: float, old: list[float], min_ratio: float) -> bool:
+    return all(max(v, u) / min(v, u) >= min_ratio for u in old)
+
+
 def _log_uniform(rng: np.random.Generator, lo: float, hi: float) -> float:
     return float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
 
 
 def _fmt_height(cm: float, about: bool = True) -> str:
     pre = "about " if about else ""
+    if cm >= 1000:
+        return f"{pre}{cm / 100:.0f} m"
     if cm >= 100:
         return f"{pre}{cm / 100:.1f} m"
     if cm >= 20:

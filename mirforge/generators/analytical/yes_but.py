@@ -6,13 +6,17 @@ Two panels: the YES panel sets an expectation, the BUT panel reveals what breaks
 - ``colour``: the label promises items of one colour; the items inside have another.
 - ``order``: a plan on a board shows a tower of coloured blocks; the built tower has two blocks swapped.
 
-Both panels are structured facts (label, contents, plan, tower, and incidental details such as the box or
-table colour), so the contradiction is computed. Options are claims: the true contradiction, false
-contradictions that are near misses (a wrong count, a colour that is not there, a different pair of blocks)
-and true but irrelevant details ("the box stands on a wooden table"). The label's stated values are text in the
-picture and travel in the question facts; everything else the verifier needs is measured from the pixels:
-items are counted and their colours read from the BUT panel, block colours are read bottom to top from both
-panels, and the verifier keeps the one claim that is a contradiction of what it measured.
+Both panels are structured facts (label, contents, plan, tower, box and table colour), so the contradiction is
+computed. Options are claims that all look like contradictions, and only one holds: for a box, half of them are
+count claims ("the label promises 8 balls, but the box holds only 5") and half colour claims ("the label promises
+red balls, but the balls inside are green"), whichever of the two the box breaks; for a tower, every option names
+a pair of swapped blocks. The true claim is drawn exactly like the false ones (a count from the same range of
+shortfalls, a colour from the same non-label colours, a pair from the same pairs), and count and colour boxes
+are equally likely, so neither the form, the wording nor the numbers of an option tell the answer without the
+pictures. The label's stated values are text in the picture and travel in the question facts; everything else
+the verifier needs is measured from the pixels: items are counted and their colours read from the BUT panel,
+block colours are read bottom to top from both panels, and the verifier keeps the one claim that is a
+contradiction of what it measured.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import cv2
 import numpy as np
 
 from mirforge.errors import Reject
-from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place
+from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place
 
 COLORS = {
     "red": (215, 45, 45),
@@ -69,7 +73,7 @@ class Scene:
     plan: tuple[str, ...]  # order kind: block colours bottom to top
     tower: tuple[str, ...]
     layout: tuple[tuple[int, int], ...]  # item centres in the BUT panel
-    n_false: int  # false contradictions among the distractors (the rest are irrelevant details)
+    gaps: tuple[int, ...]  # shortfalls a count claim may state (the true one, if the box holds fewer, among them)
 
 
 class YesBut(Task):
@@ -81,11 +85,10 @@ class YesBut(Task):
 
     def knobs(self, level: int) -> dict[str, Any]:
         return {
-            "kinds": [("count",), ("count", "colour"), KINDS][level - 1],
+            "kinds": [("count", "colour"), ("count", "colour"), KINDS][level - 1],  # as many count as colour boxes
             "min_count_gap": self.config.min_count_gap_per_level[level - 1],
             "max_items": (8, 12, 14)[level - 1],
             "n_blocks": (3, 4, 5)[level - 1],
-            "false_claims": (1, 2, 2)[level - 1],
         }
 
     # -- scene and question ---------------------------------------------------------------------------------
@@ -96,9 +99,9 @@ class YesBut(Task):
         label_color = names[int(rng.integers(len(names)))]
         label_count = int(rng.integers(max(4, k["min_count_gap"] + 3), k["max_items"] + 1))
         actual_count, actual_color = label_count, label_color
+        gaps = tuple(range(k["min_count_gap"], min(k["min_count_gap"] + 3, label_count - 2) + 1))  # 2 at least
         if kind == "count":
-            gap = int(rng.integers(k["min_count_gap"], min(k["min_count_gap"] + 3, label_count - 3) + 1))
-            actual_count = label_count - gap
+            actual_count = label_count - gaps[int(rng.integers(len(gaps)))]
         elif kind == "colour":
             actual_color = [c for c in names if c != label_color][int(rng.integers(len(names) - 1))]
         plan: tuple[str, ...] = ()
@@ -122,16 +125,12 @@ class YesBut(Task):
             plan=plan,
             tower=tower,
             layout=layout,
-            n_false=k["false_claims"],
+            gaps=gaps,
         )
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
         n = self.config.n_options
-        claims = _claims(scene, rng)
-        correct = claims["true"]
-        false, details = claims["false"], claims["details"]
-        n_false = min(scene.n_false, len(false), n - 1)
-        pool = false[:n_false] + details[: n - 1 - n_false]
+        correct, pool = _claims(scene, rng, n)
         if len(pool) < n - 1:
             raise Reject("not enough claims")
         pool = [pool[int(i)] for i in rng.permutation(len(pool))]
@@ -173,6 +172,10 @@ class YesBut(Task):
                 "plan": _read_stack(yes, yes_mask, len(scene.plan)),
                 "tower": _read_stack(but, but_mask, len(scene.tower)),
             }
+            layers = [  # for a realism pass
+                Layer(ids=yes_mask, names=[f"{c} block" for c in scene.plan]),
+                Layer(ids=but_mask, names=[f"{c} block" for c in scene.tower]),
+            ]
         else:
             yes, _, yes_regions = _draw_closed_box(size, scene)
             but, but_mask, but_regions = _draw_open_box(size, scene)
@@ -183,8 +186,9 @@ class YesBut(Task):
                     raise Reject("an item is hidden")
                 items.append(_color_name(but[px].mean(axis=0)))
             measured = {"kind": scene.kind, "n_items": len(items), "item_colors": sorted(set(items))}
+            layers = [None, Layer(ids=but_mask, names=[scene.item] * len(scene.layout))]  # the label stays legible
         regions = [Region(0, n, b) for n, b in yes_regions] + [Region(1, n, b) for n, b in but_regions]
-        return Rendered(images=[yes, but], measured=measured, regions=regions)
+        return Rendered(images=[yes, but], measured=measured, regions=regions, layers=layers)
 
     def verify(self, question: Question, rendered: Rendered) -> int:
         m = rendered.measured
@@ -236,86 +240,55 @@ class YesBut(Task):
 
 
 # -- claims ---------------------------------------------------------------------------------------------------
-def _claims(scene: Scene, rng: np.random.Generator) -> dict[str, Any]:
-    it = scene.item
-    details = [
-        {"type": "detail", "text": f"The box is {scene.box_color} in both panels"},
-        {"type": "detail", "text": f"The box stands on a {scene.table_color} table"},
-        {"type": "detail", "text": "The label is written in capital letters"},
-    ]
+def _claims(scene: Scene, rng: np.random.Generator, n: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The true contradiction and ``n - 1`` false ones, all drawn the same way (see the module docstring)."""
     if scene.kind == "order":
-        details = [
-            {
-                "type": "detail",
-                "text": f"The plan shows {len(scene.plan)} blocks, and the tower has {len(scene.tower)}",
-            },
-            {"type": "detail", "text": "The plan is pinned to a board with a dark frame"},
-            {"type": "detail", "text": "The tower stands on the floor"},
-        ]
         diff = [k for k, (a, b) in enumerate(zip(scene.plan, scene.tower, strict=True)) if a != b]
-        i, j = diff
-        true = {
-            "type": "swap",
-            "pair": sorted([scene.plan[i], scene.plan[j]]),
-            "text": f"The {scene.plan[i]} and {scene.plan[j]} blocks are swapped compared with the plan",
+        pairs = [(a, b) for a in range(len(scene.plan)) for b in range(a + 1, len(scene.plan))]
+        others = [p for p in pairs if p != tuple(diff)]
+        chosen = [tuple(diff)] + [others[int(x)] for x in rng.permutation(len(others))[: n - 1]]
+        swaps = [
+            {
+                "type": "swap",
+                "pair": sorted([scene.plan[a], scene.plan[b]]),
+                "text": f"The {scene.plan[a]} and {scene.plan[b]} blocks are swapped compared with the plan",
+            }
+            for a, b in chosen
+        ]
+        return swaps[0], swaps[1:]
+    # Half the options are count claims and half colour claims; with an odd number, the form of the answer
+    # gets the larger half in proportion to its size, so that each option is the answer as often as any other.
+    sizes = sorted({n // 2, n - n // 2})
+    mine = sizes[0] if len(sizes) == 1 else sizes[int(rng.random() * n >= sizes[0])]
+    label_n, label_c, it = scene.label_count, scene.label_color, scene.item
+    n_count = mine if scene.kind == "count" else n - mine
+    # Count claims: distinct shortfalls from the scene's range; the true one, if any, comes first.
+    true_gap = [scene.label_count - scene.actual_count] if scene.kind == "count" else []
+    rest = [g for g in scene.gaps if g not in true_gap]
+    gaps = true_gap + [rest[int(x)] for x in rng.permutation(len(rest))][: n_count - len(true_gap)]
+    counts = [
+        {
+            "type": "count",
+            "count": label_n - g,
+            "text": f"The label promises {label_n} {it}s, but the box holds only {label_n - g}",
         }
-        false = []
-        others = [(a, b) for a in range(len(scene.plan)) for b in range(a + 1, len(scene.plan)) if (a, b) != (i, j)]
-        for a, b in [others[int(x)] for x in rng.permutation(len(others))][:2]:
-            false.append(
-                {
-                    "type": "swap",
-                    "pair": sorted([scene.plan[a], scene.plan[b]]),
-                    "text": f"The {scene.plan[a]} and {scene.plan[b]} blocks are swapped compared with the plan",
-                }
-            )
-        top = scene.plan[-1]
-        if scene.tower[-1] == top:
-            false.append({"type": "top", "color": top, "text": f"The {top} block is missing from the top of the tower"})
-        return {"true": true, "false": false, "details": [details[int(x)] for x in rng.permutation(len(details))]}
-    n, c = scene.label_count, scene.label_color
-    wrong_color = [x for x in COLORS if x not in (scene.label_color, scene.actual_color)][int(rng.integers(4))]
-    count_claim = {
-        "type": "count",
-        "count": scene.actual_count,
-        "text": f"The label promises {n} {it}s, but the box holds only {scene.actual_count}",
-    }
-    color_claim = {
-        "type": "colour",
-        "color": scene.actual_color,
-        "text": f"The label promises {c} {it}s, but the {it}s inside are {scene.actual_color}",
-    }
-    if scene.kind == "count":
-        true = count_claim
-        off = scene.actual_count + (1 if rng.random() < 0.5 and scene.actual_count + 1 < n else -1)
-        false = [
-            {
-                "type": "colour",
-                "color": wrong_color,
-                "text": f"The label promises {c} {it}s, but the {it}s inside are {wrong_color}",
-            },
-            {"type": "count", "count": off, "text": f"The label promises {n} {it}s, but the box holds only {off}"},
-        ]
-    else:
-        true = color_claim
-        fewer = n - 1 - int(rng.integers(min(3, n - 2)))
-        false = [
-            {"type": "count", "count": fewer, "text": f"The label promises {n} {it}s, but the box holds only {fewer}"},
-            {
-                "type": "colour",
-                "color": wrong_color,
-                "text": f"The label promises {c} {it}s, but the {it}s inside are {wrong_color}",
-            },
-        ]
-    false = [false[int(x)] for x in rng.permutation(len(false))]
-    return {"true": true, "false": false, "details": [details[int(x)] for x in rng.permutation(len(details))]}
+        for g in gaps
+    ]
+    # Colour claims: distinct colours other than the label's; the true one, if any, comes first.
+    true_color = [scene.actual_color] if scene.kind == "colour" else []
+    rest_c = [c for c in COLORS if c != label_c and c not in true_color]
+    colors = true_color + [rest_c[int(x)] for x in rng.permutation(len(rest_c))][: n - n_count - len(true_color)]
+    hues = [
+        {"type": "colour", "color": c, "text": f"The label promises {label_c} {it}s, but the {it}s inside are {c}"}
+        for c in colors
+    ]
+    claims = counts + hues if scene.kind == "count" else hues + counts
+    return claims[0], claims[1:]
 
 
 def _contradiction_holds(claim: dict[str, Any], m: dict[str, Any], label: dict[str, Any]) -> bool:
     """Is this claim a contradiction that the measured panels actually show?"""
     t = claim["type"]
-    if t == "detail":
-        return False  # true, perhaps, but never a contradiction of the label or the plan
     if t == "count":
         return m.get("n_items") == claim["count"] and claim["count"] != label["count"]
     if t == "colour":
@@ -324,25 +297,21 @@ def _contradiction_holds(claim: dict[str, Any], m: dict[str, Any], label: dict[s
         plan, tower = m["plan"], m["tower"]
         diff = [k for k in range(len(plan)) if plan[k] != tower[k]]
         return len(diff) == 2 and sorted(plan[k] for k in diff) == claim["pair"] and plan[diff[0]] == tower[diff[1]]
-    if t == "top":
-        return len(m["tower"]) < len(m["plan"]) and m["plan"][-1] == claim["color"]
     return False
 
 
 def _why(claim: dict[str, Any], m: dict[str, Any], label: dict[str, Any]) -> str:
     t = claim["type"]
-    if t == "detail":
-        return "true or not, it is an incidental detail and contradicts nothing the YES panel promises"
     if t == "count":
         return f"the BUT panel shows {m['n_items']} {label['item']}s" + (
             ", exactly as stated here" if m["n_items"] == claim["count"] else f", not {claim['count']}"
         )
     if t == "colour":
         shown = " and ".join(m["item_colors"])
-        return f"the {label['item']}s inside are {shown}"
-    if t == "swap":
-        return "bottom to top the plan reads " + ", ".join(m["plan"]) + " and the tower " + ", ".join(m["tower"])
-    return f"the tower has {len(m['tower'])} blocks like the plan, with {m['tower'][-1]} on top"
+        return f"the {label['item']}s inside are {shown}" + (
+            "" if m["item_colors"] == [claim["color"]] else ", not " + claim["color"]
+        )
+    return "bottom to top the plan reads " + ", ".join(m["plan"]) + " and the tower " + ", ".join(m["tower"])
 
 
 # -- drawing and measuring ------------------------------------------------------------------------------------
