@@ -17,6 +17,14 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="Generate verified interleaved multi-image reasoning benchmarks (MIR style).",
 )
+export_app = typer.Typer(
+    no_args_is_help=True,
+    help="Export a dataset or a curriculum for other tools: training (ms-swift, LLaMA-Factory, TRL, LLaVA), hf, "
+    "lmms-eval, vlmevalkit.",
+)
+dev_app = typer.Typer(no_args_is_help=True, help="Developer tools: tiny models built on the spot, for tests and tours.")
+app.add_typer(export_app, name="export")
+app.add_typer(dev_app, name="dev")
 
 
 def fail(message: str, code: int) -> None:
@@ -217,14 +225,17 @@ def show(
         typer.echo(f"{instance_id}: regenerated, byte-identical (record and images)", err=True)
 
 
-# --- curriculum builder (issue 8): difficulty, curriculum, export, dev tiny-vlm ---
-from mirforge.curriculum.commands import register as _register_curriculum  # noqa: E402
+# --- curriculum builder: difficulty, curriculum, export training, dev tiny-vlm ---
+from mirforge.curriculum import commands as _curriculum  # noqa: E402
 
-_register_curriculum(app)
+app.command("difficulty")(_curriculum.difficulty)
+app.command("curriculum")(_curriculum.curriculum)
+export_app.command("training")(_curriculum.export)
+dev_app.command("tiny-vlm")(_curriculum.tiny_vlm)
 # --- end curriculum builder ---
 
 
-# --- validity audit (issue 12): mirforge audit DATASET ---
+# --- validity audit: mirforge audit DATASET ---
 @app.command()
 def audit(
     dataset: Annotated[Path, typer.Argument(help="Dataset folder.")],
@@ -269,12 +280,12 @@ def audit(
 # --- end validity audit ---
 
 
-# --- ecosystem (issue 11): export-hf, preview, stats, new-task ---
+# --- ecosystem: export hf, preview, stats, new-task ---
 def _task_list(value: str | None) -> list[str] | None:
     return [t.strip() for t in value.split(",") if t.strip()] if value else None
 
 
-@app.command("export-hf")
+@export_app.command("hf")
 def export_hf(
     dataset: Annotated[Path, typer.Argument(help="Dataset folder written by `mirforge generate`.")],
     out: Annotated[Path, typer.Argument(help="Folder for the parquet shards and README.md (new or empty).")],
@@ -291,7 +302,7 @@ def export_hf(
     Parquet shards with the images embedded, one config per task plus `all`, and README.md (YAML metadata,
     task table, counts, letter and difficulty tables, generation config, how to cite MIR).
 
-    Example: mirforge export-hf data/v3d hf/v3d  then  datasets.load_dataset("hf/v3d", "all")
+    Example: mirforge export hf data/v3d hf/v3d  then  datasets.load_dataset("hf/v3d", "all")
     """
     from mirforge.hf_export import export_hf as run
 
@@ -398,7 +409,7 @@ def new_task(
 # --- end ecosystem ---
 
 
-# --- diffusion realism (issue 7): mirforge dev tiny-diffusion DIR ---
+# --- diffusion realism: mirforge dev tiny-diffusion DIR ---
 def tiny_diffusion(
     directory: Annotated[Path, typer.Argument(help="Folder to write DIR/sd and DIR/controlnet to.")],
     seed: Annotated[int, typer.Option(help="Initialisation seed of the random parts.")] = 0,
@@ -415,26 +426,18 @@ def tiny_diffusion(
     typer.echo(f"tiny diffusion pipeline written: --diffusion-model {sd_dir} --controlnet {cn_dir}")
 
 
-def _dev_group() -> typer.Typer:
-    """The `dev` sub-command group (registered by the curriculum block), or a new one."""
-    for group in app.registered_groups:
-        if group.name == "dev" and group.typer_instance is not None:
-            return group.typer_instance
-    dev = typer.Typer(no_args_is_help=True, help="Developer tools: tiny models and fixtures.")
-    app.add_typer(dev, name="dev")
-    return dev
-
-
-_dev_group().command("tiny-diffusion")(tiny_diffusion)
+dev_app.command("tiny-diffusion")(tiny_diffusion)
 # --- end diffusion realism ---
 
 
-# --- training and evaluation (issue 9): train, eval, export-eval ---
-from mirforge.evaluation.commands import register as _register_evaluation  # noqa: E402
-from mirforge.training.commands import register as _register_training  # noqa: E402
+# --- training and evaluation: train, eval, export lmms-eval, export vlmevalkit ---
+from mirforge.evaluation import commands as _evaluation  # noqa: E402
+from mirforge.training import commands as _training  # noqa: E402
 
-_register_training(app)
-_register_evaluation(app)
+app.command("train")(_training.train)
+app.command("eval")(_evaluation.eval_command)
+export_app.command("lmms-eval")(_evaluation.export_lmms)
+export_app.command("vlmevalkit")(_evaluation.export_vlmeval)
 # --- end training and evaluation ---
 
 

@@ -33,7 +33,7 @@ from mirforge.stats import (
 )
 
 CARD = "README.md"
-MARK = "<!-- written by mirforge export-hf -->"
+MARK = "<!-- written by mirforge export hf -->"
 ALL = "all"
 MIR_BIBTEX = """@misc{mir2025,
   title         = {From Easy to Hard: The MIR Benchmark for Progressive Interleaved Multi-Image Reasoning},
@@ -48,7 +48,7 @@ def _datasets() -> Any:
     try:
         import datasets
     except ImportError:
-        raise InputError("export-hf needs the `datasets` package: pip install datasets (or mirforge[train])") from None
+        raise InputError("export hf needs the `datasets` package: pip install datasets (or mirforge[train])") from None
     return datasets
 
 

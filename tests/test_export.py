@@ -169,15 +169,19 @@ def test_cli_curriculum_and_export(tmp_path: Path) -> None:
     result = runner.invoke(app, ["curriculum", str(dataset), "--out", str(tmp_path / "cur")])
     assert result.exit_code == 0, result.output
     assert "stage5" in result.output and "--train_sampler_random false" in result.output
-    result = runner.invoke(app, ["export", str(tmp_path / "cur"), "--out", str(tmp_path / "e"), "--stage", "stage0"])
+    result = runner.invoke(
+        app, ["export", "training", str(tmp_path / "cur"), "--out", str(tmp_path / "e"), "--stage", "stage0"]
+    )
     assert result.exit_code == 0, result.output
     assert read(tmp_path / "e" / "trl" / "stage0.jsonl") == read(tmp_path / "cur" / "trl" / "stage0.jsonl")
     assert not (tmp_path / "e" / "trl" / "all.jsonl").exists()
-    result = runner.invoke(app, ["export", str(dataset), "--out", str(tmp_path / "d"), "--format", "llava"])
+    result = runner.invoke(app, ["export", "training", str(dataset), "--out", str(tmp_path / "d"), "--format", "llava"])
     assert result.exit_code == 0, result.output
     records = read(tmp_path / "d" / "llava" / "full.json")
     assert len(records) == 10 and "<conclusion>" in records[0]["conversations"][1]["value"]
     result = runner.invoke(app, ["curriculum", "--print-schedule"])
     assert result.exit_code == 0 and "fraction: 0.4" in result.output
-    result = runner.invoke(app, ["export", str(dataset), "--out", str(tmp_path / "x"), "--format", "axolotl"])
+    result = runner.invoke(
+        app, ["export", "training", str(dataset), "--out", str(tmp_path / "x"), "--format", "axolotl"]
+    )
     assert result.exit_code != 0 and "--format" in str(result.exception)

@@ -94,7 +94,7 @@ def test_refuses_a_foreign_folder_and_needs_overwrite(dataset, exported, tmp_pat
     with pytest.raises(InputError, match="--overwrite"):
         export_hf(dataset, exported)
     proc = subprocess.run(
-        [sys.executable, "-m", "mirforge", "export-hf", str(dataset), str(foreign)], capture_output=True, text=True
+        [sys.executable, "-m", "mirforge", "export", "hf", str(dataset), str(foreign)], capture_output=True, text=True
     )
     assert proc.returncode == 2 and "not empty" in proc.stderr
 
@@ -102,7 +102,7 @@ def test_refuses_a_foreign_folder_and_needs_overwrite(dataset, exported, tmp_pat
 def test_cli_exports_one_task(dataset, tmp_path):
     out = tmp_path / "one"
     proc = subprocess.run(
-        [sys.executable, "-m", "mirforge", "export-hf", str(dataset), str(out), "--tasks", "yes_but"],
+        [sys.executable, "-m", "mirforge", "export", "hf", str(dataset), str(out), "--tasks", "yes_but"],
         capture_output=True,
         text=True,
         timeout=300,

@@ -178,7 +178,7 @@ def export(
 ) -> None:
     """Export a curriculum's stages, or a whole dataset (question -> full chain), for swift/LLaMA-Factory/TRL/LLaVA.
 
-    Example: mirforge export data/v3d --format trl,swift --out data/v3d-sft
+    Example: mirforge export training data/v3d --format trl,swift --out data/v3d-sft
     """
     from mirforge.curriculum import dataset_records
     from mirforge.curriculum.export import export_stages
@@ -222,12 +222,3 @@ def tiny_vlm(
 
     path = build_tiny_vlm(directory, arch, seed)
     typer.echo(f"tiny {arch} written to {path}")
-
-
-def register(app: typer.Typer) -> None:
-    app.command("difficulty")(difficulty)
-    app.command("curriculum")(curriculum)
-    app.command("export")(export)
-    dev = typer.Typer(no_args_is_help=True, help="Developer tools: tiny models and fixtures.")
-    dev.command("tiny-vlm")(tiny_vlm)
-    app.add_typer(dev, name="dev")

@@ -1,4 +1,4 @@
-"""``mirforge eval`` and ``mirforge export-eval {lmms-eval,vlmevalkit}``. Heavy imports stay inside."""
+"""``mirforge eval`` and ``mirforge export {lmms-eval,vlmevalkit}``. Heavy imports stay inside."""
 
 from __future__ import annotations
 
@@ -194,11 +194,3 @@ def export_vlmeval(
     s = export_vlmevalkit(dataset, out, split=split, tasks=_tasks(tasks))
     typer.echo(f"{s.rows} questions, {s.images} images -> {s.path}")
     typer.echo(f"run: cp {out} $LMUData/ && python run.py --data {Path(out).stem} --model MODEL (VLMEvalKit)")
-
-
-def register(app: typer.Typer) -> None:
-    app.command("eval")(eval_command)
-    sub = typer.Typer(no_args_is_help=True, help="Export a dataset split for lmms-eval or VLMEvalKit.")
-    sub.command("lmms-eval")(export_lmms)
-    sub.command("vlmevalkit")(export_vlmeval)
-    app.add_typer(sub, name="export-eval")

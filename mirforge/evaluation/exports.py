@@ -24,7 +24,7 @@ from mirforge.runner.store import atomic_write
 
 MAX_OPTIONS = 8
 
-LMMS_UTILS = '''"""lmms-eval task functions for a mirforge export (written by `mirforge export-eval lmms-eval`).
+LMMS_UTILS = '''"""lmms-eval task functions for a mirforge export (written by `mirforge export lmms-eval`).
 
 Images are stored beside this file (paths in the jsonl are relative to it). `doc_to_messages` interleaves text and
 images in slot order; `doc_to_visual` + `doc_to_text` serve models that take images first.
@@ -205,7 +205,7 @@ def export_lmms_eval(
     data = out / f"{task}.jsonl"
     atomic_write(data, "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs).encode())
     atomic_write(out / "utils.py", LMMS_UTILS.encode())
-    yaml_text = f"""# lmms-eval task written by `mirforge export-eval lmms-eval` ({len(docs)} questions)
+    yaml_text = f"""# lmms-eval task written by `mirforge export lmms-eval` ({len(docs)} questions)
 # run: lmms-eval --model qwen2_5_vl --model_args pretrained=... --include_path {out} --tasks {task} --batch_size 1
 task: {task}
 dataset_path: json

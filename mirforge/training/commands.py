@@ -127,7 +127,3 @@ def train(
     for point in result.curve:
         typer.echo(f"{point['stage']:12} held-out accuracy {100 * (point['accuracy'] or 0):5.1f}%")
     typer.echo(f"checkpoints in {cfg.out / 'checkpoints'}; log in {cfg.out / LOG}")
-
-
-def register(app: typer.Typer) -> None:
-    app.command("train")(train)
