@@ -1,8 +1,9 @@
 """A fast offscreen backend: moderngl on EGL with a small Lambert shader.
 
-One pass writes colour, object ids and depth together (no multisampling, so ids are exact); colour is then
-drawn again with 4x multisampling for smooth edges. It renders the same scene graph with the same cameras as the
-pyrender reference; masks and boxes agree with it to a pixel (tested), colours are close but not identical.
+One pass writes colour, object ids and depth together, without multisampling: ids are exact, and on llvmpipe a
+4x multisampled pass and its resolve would cost more than everything else together. It renders the same scene
+graph with the same cameras as the pyrender reference; masks and boxes agree with it to a pixel (tested), colours
+are close but not identical, and edges are not antialiased.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from mirforge.render.scene3d import Camera, Scene3D
 from mirforge.render.view import View, projection_matrix
 
 ZNEAR, ZFAR = 0.05, 60.0
+GROUND_ID = 32767  # drawn with its own id so that "nothing drawn" (0) is told apart; reported as 0
 # fitted to the pyrender reference's output (sRGB, PBR with roughness 0.9) on flat faces
 AMBIENT, DIFFUSE, SHEEN = 0.59, 1.46, 0.13
 
@@ -58,7 +60,7 @@ class ModernglRenderer:
 
     name = "moderngl/egl"
 
-    def __init__(self, size: int, samples: int = 4):
+    def __init__(self, size: int):
         import moderngl
 
         try:
@@ -76,11 +78,6 @@ class ModernglRenderer:
             color_attachments=[self.ctx.renderbuffer(shape, 4), self.ctx.renderbuffer(shape, 1, dtype="i4")],
             depth_attachment=self.ctx.depth_renderbuffer(shape),
         )
-        self.msaa_fbo = self.ctx.framebuffer(
-            color_attachments=[self.ctx.renderbuffer(shape, 4, samples=samples)],
-            depth_attachment=self.ctx.depth_renderbuffer(shape, samples=samples),
-        )
-        self.resolve_fbo = self.ctx.framebuffer(color_attachments=[self.ctx.renderbuffer(shape, 4)])
         self._vaos: dict[str, object] = {}
 
     def _vao(self, shape: str):
@@ -94,32 +91,30 @@ class ModernglRenderer:
     def views(self, scene: Scene3D, cameras: list[Camera], *, seg: bool = True, flat: bool = False) -> list[View]:
         out = []
         for cam in cameras:
-            self._draw(scene, cam, self.msaa_fbo, flat)
-            self.ctx.copy_framebuffer(self.resolve_fbo, self.msaa_fbo)
-            rgb = self._read_rgb(self.resolve_fbo)
+            self._draw(scene, cam, flat)
+            raw = np.frombuffer(self.ids_fbo.read(attachment=1, components=1, dtype="i4"), dtype=np.int32)
+            raw = np.flipud(raw.reshape(self.size, self.size))
+            rgb = self._read_rgb(self.ids_fbo)
+            rgb[raw == 0] = scene.background  # nothing drawn there: the clear left it black
             ids = depth = None
             if seg:
-                self._draw(scene, cam, self.ids_fbo, flat, with_ids=True)
-                ids = np.frombuffer(self.ids_fbo.read(attachment=1, components=1, dtype="i4"), dtype=np.int32)
-                ids = np.flipud(ids.reshape(self.size, self.size)).astype(np.int16)
+                ids = np.where(raw == GROUND_ID, 0, raw).astype(np.int16)
                 depth = self._linear_depth(cam, self.ids_fbo)
                 depth[ids == 0] = 0.0
             out.append(View(rgb=rgb, ids=ids, depth=depth))
         return out
 
-    def _draw(self, scene: Scene3D, cam: Camera, fbo, flat: bool, with_ids: bool = False) -> None:
+    def _draw(self, scene: Scene3D, cam: Camera, flat: bool) -> None:
+        fbo = self.ids_fbo
         fbo.use()
-        if with_ids:  # zero clears the id attachment to 0 (background); its colour is not read
-            fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)
-        else:
-            fbo.clear(*(c / 255 for c in scene.background), 1.0, depth=1.0)
+        fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)  # zero bits: black colour, id 0 (background)
         view_proj = projection_matrix(cam, ZNEAR, ZFAR) @ np.linalg.inv(cam.pose())
         light = np.asarray(scene.light_direction, dtype=float)
         self.program["light_dir"].value = tuple(light / np.linalg.norm(light))
         self.program["ambient"].value = 1.0 if flat else AMBIENT
         self.program["diffuse"].value = 0.0 if flat else DIFFUSE
         self.program["sheen"].value = 0.0 if flat else SHEEN
-        items = [("ground", np.eye(4), scene.ground_color, 0)] if scene.ground else []
+        items = [("ground", np.eye(4), scene.ground_color, GROUND_ID)] if scene.ground else []
         items += [(o.shape, o.pose(), o.color, i + 1) for i, o in enumerate(scene.objects)]
         for shape, model, color, object_id in items:
             self.program["mvp"].write((view_proj @ model).T.astype("f4").tobytes())
@@ -130,7 +125,7 @@ class ModernglRenderer:
 
     def _read_rgb(self, fbo) -> np.ndarray:
         data = np.frombuffer(fbo.read(components=3), dtype=np.uint8).reshape(self.size, self.size, 3)
-        return np.ascontiguousarray(np.flipud(data))
+        return np.flipud(data).copy()
 
     def _linear_depth(self, cam: Camera, fbo) -> np.ndarray:
         d = np.frombuffer(fbo.read(attachment=-1, components=1, dtype="f4"), dtype=np.float32).reshape(

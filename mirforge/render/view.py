@@ -22,10 +22,13 @@ class View:
 
     def box(self, i: int) -> list[int] | None:
         """Visible (modal) pixel box of object ``i`` as [x0, y0, x1, y1], x1/y1 exclusive; None if hidden."""
-        ys, xs = np.nonzero(self.ids == i + 1)
-        if len(xs) == 0:
+        mask = self.ids == i + 1
+        cols, rows = mask.any(axis=0), mask.any(axis=1)
+        if not cols.any():
             return None
-        return [int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1]
+        x0, y0 = int(cols.argmax()), int(rows.argmax())
+        x1, y1 = len(cols) - int(cols[::-1].argmax()), len(rows) - int(rows[::-1].argmax())
+        return [x0, y0, x1, y1]
 
     def mean_depth(self, i: int) -> float | None:
         mask = self.ids == i + 1
