@@ -44,6 +44,15 @@ def parse_sets(values: list[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _realism_config(given: dict[str, Any]) -> dict[str, Any] | None:
+    keys = ("realism", "diffusion_model", "controlnet", "realism_steps", "realism_strength")
+    if all(given[k] is None for k in keys):
+        return None
+    from mirforge.realism import realism_config
+
+    return realism_config(*(given[k] for k in keys))
+
+
 def rewriter_config(
     backend: str | None, model: str | None, base_url: str | None, max_calls: int | None
 ) -> dict[str, Any] | None:
@@ -92,6 +101,15 @@ def generate(
     ] = None,
     rewrite_max_calls: Annotated[int | None, typer.Option(help="Call budget of the run; then templates.")] = None,
     keep_video: Annotated[bool, typer.Option(help="Also keep the mp4 clips of video tasks under videos/.")] = False,
+    realism: Annotated[
+        str | None, typer.Option(help="Photo-like pass over tasks that allow it: `diffusion` (extra [diffusion]).")
+    ] = None,
+    diffusion_model: Annotated[
+        Path | None, typer.Option(help="Local Stable Diffusion folder (with --realism diffusion).")
+    ] = None,
+    controlnet: Annotated[Path | None, typer.Option(help="Local depth ControlNet folder (with --realism).")] = None,
+    realism_steps: Annotated[int | None, typer.Option(help="Denoising steps of the realism pass.")] = None,
+    realism_strength: Annotated[float | None, typer.Option(help="img2img strength of the realism pass.")] = None,
     executor: Annotated[str, typer.Option(help="local or ray.")] = "local",
     address: Annotated[str | None, typer.Option(help="Ray cluster address (with --executor ray).")] = None,
     config_file: Annotated[
@@ -162,6 +180,7 @@ def generate(
         renderer=given["renderer"],
         keep_video=given["keep_video"],
         rewriter=rewriter_config(given["rewriter"], given["model"], given["base_url"], given["rewrite_max_calls"]),
+        realism=_realism_config(given),
     )
     if dry_run:
         typer.echo(configfile.format_plan(config, configfile.dry_run(config, out), out))

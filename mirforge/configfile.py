@@ -33,15 +33,20 @@ KEYS: dict[str, str] = {
     "base_url": "a URL",
     "rewrite_max_calls": "an integer",
     "keep_video": "true or false",
+    "realism": "diffusion",
+    "diffusion_model": "a folder path",
+    "controlnet": "a folder path",
+    "realism_steps": "an integer",
+    "realism_strength": "a number",
     "executor": "local or ray",
     "address": "a Ray address",
     "quiet": "true or false",
     "verbose": "true or false",
 }
-INTS = {"seed", "workers", "shard_size", "rewrite_max_calls"}
+INTS = {"seed", "workers", "shard_size", "rewrite_max_calls", "realism_steps"}
 BOOLS = {"keep_video", "quiet", "verbose"}
-STRINGS = {"split", "renderer", "rewriter", "model", "base_url", "executor", "address"}
-PATHS = {"out", "templates"}
+STRINGS = {"split", "renderer", "rewriter", "model", "base_url", "executor", "address", "realism"}
+PATHS = {"out", "templates", "diffusion_model", "controlnet"}
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -95,6 +100,10 @@ def _check(name: str, value: Any, where: str) -> Any:
         if isinstance(value, bool) or not isinstance(value, int):
             raise bad()
         return value
+    if name == "realism_strength":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise bad()
+        return float(value)
     if name in BOOLS:
         if not isinstance(value, bool):
             raise bad()

@@ -165,6 +165,7 @@ def assemble(
             "attempts": attempt + 1,
             "renderer": renderer_name(task),
             "rewriter": rewritten,
+            "realism": rendered.measured.get("realism"),
         },
     )
 

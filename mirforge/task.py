@@ -90,6 +90,7 @@ class Needs:
     gpu: bool = False
     renderer: str | None = "pyrender"  # None: no GL context needed
     cost: float = 1.0  # relative seconds per instance, for shard planning
+    realism: bool = False  # fills Rendered.layers, so a realism pass (a GPU, with --realism) may touch its images
 
 
 @dataclass

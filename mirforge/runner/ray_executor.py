@@ -25,10 +25,13 @@ def _shard_task(shard: Shard, config: RunConfig, root: str, threads: int | None)
     return run_shard(shard, config, root)
 
 
-def resources(task_name: str) -> dict[str, float]:
-    """Ray resource request of one shard, from what the plugin declares."""
-    needs = load(task_name).needs
-    return {"num_cpus": 1, "num_gpus": 1 if needs.gpu else 0}
+def resources(task_name: str, config: RunConfig, cluster_has_gpus: bool) -> dict[str, float]:
+    """Ray resource request of one shard: what the plugin declares, plus a GPU for a diffusion realism pass over a
+    task that lets one touch its images (each worker then holds one pipeline). On a cluster without GPUs nothing
+    asks for one, so the pass runs on CPUs instead of waiting forever."""
+    cls = load(task_name)
+    gpu = cls.needs.gpu or (config.realism is not None and cls.needs.realism)
+    return {"num_cpus": 1, "num_gpus": 1 if gpu and cluster_has_gpus else 0}
 
 
 def run_ray(
@@ -61,7 +64,11 @@ def run_ray(
     try:
         threads = render_threads(workers) if workers > 1 else None
         remote = ray.remote(max_retries=3)(_shard_task)
-        pending = [remote.options(**resources(shard.task)).remote(shard, config, root, threads) for shard in shards]
+        has_gpus = ray.cluster_resources().get("GPU", 0) > 0
+        pending = [
+            remote.options(**resources(shard.task, config, has_gpus)).remote(shard, config, root, threads)
+            for shard in shards
+        ]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             result = ray.get(done[0])

@@ -85,7 +85,7 @@ class ScaleBlur(Task):
     category = "analytical"
     description = "Tell the real size of look-alike objects from images with and without a reference"
     Config = ScaleBlurConfig
-    needs = Needs(renderer=None, cost=0.2)
+    needs = Needs(renderer=None, cost=0.2, realism=True)
 
     def knobs(self, level: int) -> dict[str, Any]:
         k = self.config.lookalikes_per_level[level - 1]

@@ -81,7 +81,7 @@ class YesBut(Task):
     category = "analytical"
     description = "Find what the BUT panel reveals that contradicts the YES panel (counts, colours, plans)"
     Config = YesButConfig
-    needs = Needs(renderer=None, cost=0.1)
+    needs = Needs(renderer=None, cost=0.1, realism=True)
 
     def knobs(self, level: int) -> dict[str, Any]:
         return {

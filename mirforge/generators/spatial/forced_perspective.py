@@ -30,7 +30,7 @@ from mirforge import LETTERS
 from mirforge.errors import Reject
 from mirforge.generators.spatial.multiview import in_frame, measure_view, projected_box
 from mirforge.render.scene3d import PALETTE, Camera, Object3D, Scene3D
-from mirforge.task import Layer, Question, Region, Rendered, Task, TaskConfig, ensure, place
+from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place
 
 YFOV = math.pi / 4
 MAX_IMAGES = 6
@@ -117,6 +117,7 @@ class ForcedPerspective(Task):
     category = "spatial"
     description = "Real size ratios through a chain of reference objects when apparent size misleads"
     Config = ForcedPerspectiveConfig
+    needs = Needs(realism=True)
 
     @property
     def focal(self) -> float:
