@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from mirforge.errors import Reject
+from mirforge.render.scene3d import PALETTE
 from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place
 
 GROUND_Y = 392
@@ -41,14 +42,7 @@ REFERENCES = {  # name -> (real height in cm, width / height)
     "person": (180.0, 0.3),
     "door": (210.0, 0.45),
 }
-COLORS = {
-    "blue": (50, 90, 210),
-    "orange": (240, 130, 30),
-    "red": (205, 45, 45),
-    "purple": (140, 70, 190),
-    "green": (40, 150, 70),
-    "yellow": (230, 195, 40),
-}
+COLORS = {name: PALETTE[name] for name in ("blue", "orange", "red", "purple", "green", "yellow")}
 SKY = (214, 230, 245)
 GROUND = (190, 200, 170)
 

@@ -28,16 +28,10 @@ import cv2
 import numpy as np
 
 from mirforge.errors import Reject
+from mirforge.render.scene3d import PALETTE
 from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place
 
-COLORS = {
-    "red": (215, 45, 45),
-    "blue": (45, 90, 215),
-    "green": (40, 160, 70),
-    "yellow": (235, 200, 35),
-    "purple": (140, 65, 190),
-    "orange": (245, 135, 30),
-}
+COLORS = {name: PALETTE[name] for name in ("red", "blue", "green", "yellow", "purple", "orange")}
 BOX_COLORS = {"brown": (150, 100, 60), "gray": (140, 140, 145), "teal": (40, 130, 130)}
 TABLE_COLORS = {"wooden": (200, 160, 110), "white": (240, 240, 236), "dark": (90, 85, 80)}
 ITEMS = ("ball", "marble", "sweet")
