@@ -101,3 +101,11 @@ def test_fast_backend_agrees_with_the_pyrender_reference(tmp_path):
             ids = ref["ids" + key[3:]]
             diff = np.abs(ref[key].astype(int) - fast[key].astype(int))[ids > 0].mean(axis=0)
             assert diff.max() < 40, (key, diff)  # same hues, similar shading
+
+
+def test_renderers_of_two_sizes_share_a_process():
+    small, large = gl.renderer(96), gl.renderer(160)  # the second context is made current on creation
+    for size, r in ((96, small), (160, large), (96, small)):
+        view = r.views(scene(), [ortho_view("top", 2.0)])[0]
+        assert view.rgb.shape == (size, size, 3)
+        assert set(np.unique(view.ids)) == {0, 1, 2, 3}

@@ -89,20 +89,21 @@ class ModernglRenderer:
         return self._vaos[shape]
 
     def views(self, scene: Scene3D, cameras: list[Camera], *, seg: bool = True, flat: bool = False) -> list[View]:
-        out = []
-        for cam in cameras:
-            self._draw(scene, cam, flat)
-            raw = np.frombuffer(self.ids_fbo.read(attachment=1, components=1, dtype="i4"), dtype=np.int32)
-            raw = np.flipud(raw.reshape(self.size, self.size))
-            rgb = self._read_rgb(self.ids_fbo)
-            rgb[raw == 0] = scene.background  # nothing drawn there: the clear left it black
-            ids = depth = None
-            if seg:
-                ids = np.where(raw == GROUND_ID, 0, raw).astype(np.int16)
-                depth = self._linear_depth(cam, self.ids_fbo)
-                depth[ids == 0] = 0.0
-            out.append(View(rgb=rgb, ids=ids, depth=depth))
-        return out
+        with self.ctx:  # make this renderer's context current: a process may hold one per image size
+            return [self._view(scene, cam, seg, flat) for cam in cameras]
+
+    def _view(self, scene: Scene3D, cam: Camera, seg: bool, flat: bool) -> View:
+        self._draw(scene, cam, flat)
+        raw = np.frombuffer(self.ids_fbo.read(attachment=1, components=1, dtype="i4"), dtype=np.int32)
+        raw = np.flipud(raw.reshape(self.size, self.size))
+        rgb = self._read_rgb(self.ids_fbo)
+        rgb[raw == 0] = scene.background  # nothing drawn there: the clear left it black
+        ids = depth = None
+        if seg:
+            ids = np.where(raw == GROUND_ID, 0, raw).astype(np.int16)
+            depth = self._linear_depth(cam, self.ids_fbo)
+            depth[ids == 0] = 0.0
+        return View(rgb=rgb, ids=ids, depth=depth)
 
     def _draw(self, scene: Scene3D, cam: Camera, flat: bool) -> None:
         fbo = self.ids_fbo
