@@ -53,8 +53,10 @@ def main() -> None:
         cols = " | ".join(f"{phases[p]:.1f}" for p in PHASES)
         print(f"| {task} | {ips:.2f} | {imgs:.1f} | {cols} | {speedup:.2f} |")
     total_inst = sum(r[1] for r in rows)
-    print(f"\n{len(rows)} tasks, n={args.n} per run, median of {args.repeats}; mean inst/s over tasks "
-          f"{total_inst / len(rows):.2f}")
+    print(
+        f"\n{len(rows)} tasks, n={args.n} per run, median of {args.repeats}; mean inst/s over tasks "
+        f"{total_inst / len(rows):.2f}"
+    )
 
 
 if __name__ == "__main__":
