@@ -14,6 +14,8 @@ import statistics
 import tempfile
 from pathlib import Path
 
+import yaml
+
 from mirforge.registry import resolve
 from mirforge.runner import generate
 from mirforge.runner.plan import RunConfig
@@ -33,6 +35,7 @@ def main() -> None:
     parser.add_argument("--tasks", default="all")
     parser.add_argument("--n", type=int, default=40, help="instances per task and run")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--scale", type=Path, default=Path("configs/mir-scale.yaml"), help="per-task counts to project")
     args = parser.parse_args()
     rows = []
     for task in resolve(args.tasks):
@@ -57,6 +60,16 @@ def main() -> None:
         f"\n{len(rows)} tasks, n={args.n} per run, median of {args.repeats}; mean inst/s over tasks "
         f"{total_inst / len(rows):.2f}"
     )
+    if args.scale.is_file():
+        counts = yaml.safe_load(args.scale.read_text())["n"]
+        rate = {task: ips for task, ips, *_ in rows}
+        known = [t for t in counts if t in rate]
+        seconds = sum(counts[t] / rate[t] for t in known)
+        images = sum(counts[t] * imgs / ips for t, ips, imgs, *_ in rows if t in counts)
+        print(
+            f"projected {args.scale} ({sum(counts[t] for t in known)} instances of {len(known)} tasks, "
+            f"~{images:.0f} images) on 2 workers: {seconds / 60:.1f} min"
+        )
 
 
 if __name__ == "__main__":
