@@ -150,7 +150,7 @@ class View3D(Task):
                     "letter": "ABCDEFGH"[k],
                     "image": 3 + k,
                     "cells": [
-                        {"name": n, "where": f"{ROWS[row]} {COLUMNS[col]}", "box": boxes.get((2 + k, n))}
+                        {"name": n, "where": _where(col, row), "box": boxes.get((2 + k, n))}
                         for n, (col, row) in zip(names, layout, strict=True)
                     ],
                     "conflict": conflicts[0] if conflicts else None,
@@ -165,6 +165,10 @@ class View3D(Task):
             "candidates": candidates,
             "correct": candidates[question.answer],
         }
+
+
+def _where(col: int, row: int) -> str:
+    return "centre" if (col, row) == (1, 1) else f"{ROWS[row]} {COLUMNS[col]}"
 
 
 def _cell_xy(cell: tuple[int, int]) -> tuple[float, float]:
