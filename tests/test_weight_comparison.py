@@ -70,3 +70,15 @@ def test_answers_need_chaining_and_are_unique(task):
 def test_bad_config_names_the_field():
     with pytest.raises(InputError, match="weight_comparison.objects_per_level"):
         make_task("weight_comparison", objects_per_level="3,4,9")
+
+
+def test_order_options_do_not_centre_on_the_answer(task):
+    from mirforge.audit import heuristics
+
+    pytest.importorskip("sklearn")
+    records = []
+    for i in range(200):
+        _, q = ask_only(task, i, seed=9)
+        records.append({"question": q.text, "options": q.lettered(), "answer": q.letter})
+    scores = heuristics(records)
+    assert scores["consensus"] <= 35, scores  # 33 at n=200 when the orders were all adjacent swaps of the answer

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from mirforge.errors import Reject
-from mirforge.generators.common import object_name
+from mirforge.generators.common import object_name, permutation_distractors
 from mirforge.render.scene3d import PALETTE, SHAPES, Object3D, Scene3D, orbit_camera
 from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, place
 
@@ -162,15 +162,10 @@ class WeightComparison(Task):
         answer = solve(scene.qtype, n, relations)
         w = scene.weights
         if scene.qtype == "order":
-            order = list(answer)
-            cands = []
-            for i in range(n - 1):  # swap one adjacent pair: the nearest misses
-                o = order.copy()
-                o[i], o[i + 1] = o[i + 1], o[i]
-                cands.append(tuple(o))
-            cands.append(tuple(reversed(order)))
-            picks = [cands[int(i)] for i in rng.permutation(len(cands))][: self.config.n_options - 1]
-            opts = place(tuple(order), picks, slot)
+            # near misses (adjacent swaps) around a pivot that is the answer only 1 time in k, so the answer is
+            # not the order closest to all the others
+            picks = permutation_distractors(rng, tuple(answer), self.config.n_options - 1, near=True)
+            opts = place(tuple(answer), picks, slot)
             options = [" > ".join(scene.names[i] for i in o) for o in opts]
         else:
             target = answer

@@ -25,8 +25,7 @@ import cv2
 import numpy as np
 
 from mirforge.errors import Reject
-from mirforge.generators.common import draw_distinct
-from mirforge.generators.sequential.clips import permutation_distractors
+from mirforge.generators.common import draw_distinct, permutation_distractors
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
 from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from mirforge.errors import Reject
-from mirforge.generators.common import draw_distinct
-from mirforge.generators.sequential.clips import ClipConfig, Filming, image_list, permutation_distractors, seconds
+from mirforge.generators.common import draw_distinct, permutation_distractors
+from mirforge.generators.sequential.clips import ClipConfig, Filming, image_list, seconds
 from mirforge.generators.sequential.speed_comparison import distinct_colors_from
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE

@@ -23,7 +23,8 @@ import cv2
 import numpy as np
 
 from mirforge.errors import Reject
-from mirforge.generators.sequential.clips import ClipConfig, Filming, image_list, permutation_distractors
+from mirforge.generators.common import permutation_distractors
+from mirforge.generators.sequential.clips import ClipConfig, Filming, image_list
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
 from mirforge.render.video import ColorRange

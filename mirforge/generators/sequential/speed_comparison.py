@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from mirforge.errors import Reject
-from mirforge.generators.common import distinct_colors
-from mirforge.generators.sequential.clips import ClipConfig, Filming, permutation_distractors, seconds
+from mirforge.generators.common import distinct_colors, permutation_distractors
+from mirforge.generators.sequential.clips import ClipConfig, Filming, seconds
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
 from mirforge.render.video import ColorRange, Track, track_frames
