@@ -1,9 +1,10 @@
-# The two commands of the README: `make demo` (install, generate a small split, validate it) and `make test`.
+# `make demo` installs and generates a small split (the README's first command); `make install-dev` installs
+# what the tests need (the README's second command then runs pytest).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-slow install install-dev lint
+.PHONY: demo install install-dev lint
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,13 +23,6 @@ install-dev: $(BIN)/python
 demo: install
 	$(BIN)/mirforge generate --tasks view_3d --n 24 --seed 7 --workers 2 --out demo
 	$(BIN)/mirforge validate demo
-
-test: install-dev
-	$(BIN)/python -m pytest -q
-
-# exit code 5 means no slow test was collected: not a failure
-test-slow: install-dev
-	$(BIN)/python -m pytest -q -m slow || [ $$? -eq 5 ]
 
 lint: install-dev
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
