@@ -32,6 +32,18 @@ BUILTINS: dict[str, str] = {
 
 def available() -> dict[str, str]:
     """Task name -> "module:Class" for every known task, built-ins first."""
+    return dict(_targets())
+
+
+def refresh() -> None:
+    """Forget what was found and loaded, e.g. after installing a plugin into the running process."""
+    _targets.cache_clear()
+    load.cache_clear()
+
+
+@cache
+def _targets() -> dict[str, str]:
+    """Scanning installed distributions costs milliseconds: once per process (the pipeline asks per instance)."""
     targets = dict(BUILTINS)
     for ep in entry_points(group=GROUP):
         if ep.name in targets and targets[ep.name] != ep.value:

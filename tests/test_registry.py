@@ -63,9 +63,9 @@ def installed(tmp_path, monkeypatch):
         "[mirforge.tasks]\ncoin_flip = coinplugin:Coin\nno_name = coinplugin:NoName\nmissing = coinplugin_gone:Thing\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    registry.load.cache_clear()
+    registry.refresh()
     yield
-    registry.load.cache_clear()
+    registry.refresh()
     sys.modules.pop("coinplugin", None)
 
 
