@@ -59,6 +59,15 @@ def accepted(task: Task, index: int, seed: int = 0, split: str = "test") -> tupl
     raise AssertionError(f"{task.name} {index}: nothing accepted in {task.config.max_tries} tries")
 
 
+def step_facts(task: Task, index: int, seed: int = 0) -> tuple[dict[str, Any], int]:
+    """The facts an accepted instance's step templates render from, and its image count."""
+    scene, question, rendered = accepted(task, index, seed)
+    facts = task.step_facts(scene, question, rendered)
+    facts.setdefault("answer", question.letter)
+    facts.setdefault("options", question.lettered())
+    return facts, len(rendered.images)
+
+
 def letter_shares(task: Task, n: int = 400, seed: int = 0) -> dict[str, float]:
     counts = Counter(ask_only(task, i, seed)[1].letter for i in range(n))
     return {letter: counts[letter] / n for letter in sorted(counts)}

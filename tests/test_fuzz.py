@@ -21,17 +21,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mirforge.errors import InputError, MirforgeError, Reject
+from mirforge.errors import InputError, MirforgeError
 from mirforge.registry import load
 from mirforge.runner import prepare
 from mirforge.runner.plan import RunConfig, Shard
 from mirforge.runner.store import Manifest, write_mir
 from mirforge.runner.worker import run_shard
-from mirforge.seeding import attempt_rng, balanced_slot, instance_seed
 from mirforge.templates import STEP_FILES, render_steps
 from mirforge.validate import validate_dataset
 
-from conftest import make_task
+from conftest import make_task, step_facts
 
 WORKING = ("view_3d", "yes_but", "image_puzzle", "chart_analysis", "weight_comparison", "scale_blur", "process_order")
 FUZZ = settings(
@@ -132,21 +131,7 @@ def test_fuzzed_typed_task_config_values_are_refused_by_field(task, data):
 @pytest.fixture(scope="module")
 def facts() -> tuple[Any, dict[str, Any], int]:
     task = make_task("yes_but")
-    seq = instance_seed(0, "test", task.name, 0)
-    slot = balanced_slot(0, "test", task.name, 0, task.config.n_options)
-    for attempt in range(task.config.max_tries):
-        rng = attempt_rng(seq, attempt)
-        try:
-            scene = task.sample(rng, 1)
-            question = task.ask(scene, rng, slot)
-            rendered = task.render(scene, question)
-        except Reject:
-            continue
-        found = task.step_facts(scene, question, rendered)
-        found.setdefault("answer", question.letter)
-        found.setdefault("options", question.lettered())
-        return task, found, len(rendered.images)
-    raise AssertionError("no yes_but scene")
+    return (task, *step_facts(task, 0))
 
 
 FRAGMENTS = [

@@ -11,12 +11,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mirforge.errors import InputError, Reject
-from mirforge.seeding import attempt_rng, balanced_slot, instance_seed
+from mirforge.errors import InputError
 from mirforge.task import Steps
 from mirforge.templates import render_steps
 
-from conftest import make_task
+from conftest import make_task, step_facts
 from openai_server import OpenAIServer
 
 ESCAPES = [
@@ -44,21 +43,7 @@ ESCAPES = [
 @pytest.fixture(scope="module")
 def facts() -> tuple[Any, dict[str, Any], int]:
     task = make_task("yes_but")
-    seq = instance_seed(0, "test", task.name, 0)
-    slot = balanced_slot(0, "test", task.name, 0, task.config.n_options)
-    for attempt in range(task.config.max_tries):
-        rng = attempt_rng(seq, attempt)
-        try:
-            scene = task.sample(rng, 1)
-            question = task.ask(scene, rng, slot)
-            rendered = task.render(scene, question)
-        except Reject:
-            continue
-        found = task.step_facts(scene, question, rendered)
-        found.setdefault("answer", question.letter)
-        found.setdefault("options", question.lettered())
-        return task, found, len(rendered.images)
-    raise AssertionError("no yes_but scene")
+    return (task, *step_facts(task, 0))
 
 
 @pytest.mark.parametrize("escape", ESCAPES)
