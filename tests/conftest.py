@@ -73,6 +73,23 @@ def letter_shares(task: Task, n: int = 400, seed: int = 0) -> dict[str, float]:
     return {letter: counts[letter] / n for letter in sorted(counts)}
 
 
+def run_cli(*args: str) -> int:
+    """Run ``mirforge ARGS`` in this process, as the console script does; its exit code."""
+    import sys
+
+    from mirforge import cli
+
+    old = sys.argv
+    sys.argv = ["mirforge", *args]
+    try:
+        cli.main()
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    finally:
+        sys.argv = old
+    return 0
+
+
 @pytest.fixture
 def tmp_out(tmp_path):
     return tmp_path / "out"

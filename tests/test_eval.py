@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from mirforge.evaluation.run import (
     summarize,
 )
 
+from conftest import run_cli
 from openai_server import OpenAIServer
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -36,20 +36,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_dataset(tmp_path_factory.mktemp("eval") / "data", per_task=6)
-
-
-def run_cli(*args: str) -> int:
-    from mirforge import cli
-
-    old = sys.argv
-    sys.argv = ["mirforge", *args]
-    try:
-        cli.main()
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    finally:
-        sys.argv = old
-    return 0
 
 
 def answer_key(data: Path) -> dict[str, str]:

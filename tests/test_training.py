@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,8 @@ from mirforge.errors import InputError
 from mirforge.training.config import TrainConfig, parse_lora
 from mirforge.training.data import load_curriculum, optimizer_steps
 from mirforge.training.logbook import read_log
+
+from conftest import run_cli
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -92,19 +93,7 @@ def test_lora_spec_and_config_errors(tmp_path: Path, tiny: Path, curriculum: Pat
 
 
 def test_cli_flags_exit_2_and_config_file(tmp_path: Path, tiny: Path, curriculum: Path, capsys) -> None:
-    from mirforge import cli
-
-    def run(*args: str) -> int:
-        old = sys.argv
-        sys.argv = ["mirforge", *args]
-        try:
-            cli.main()
-        except SystemExit as exc:
-            return int(exc.code or 0)
-        finally:
-            sys.argv = old
-        return 0
-
+    run = run_cli
     common = ["train", "--model", str(tiny), "--curriculum", str(curriculum), "--out", str(tmp_path / "o")]
     assert run(*common, "--full", "--lora", "r=4") == 2
     assert "--full and --lora" in capsys.readouterr().err
