@@ -11,7 +11,3 @@ class InputError(MirforgeError):
 
 class Reject(Exception):  # noqa: N818 - a control-flow signal, not an error
     """A sampled scene or question is ambiguous; the generator draws again."""
-
-
-class VerificationError(MirforgeError):
-    """The verifier re-derived a different answer from what was rendered."""

@@ -38,10 +38,6 @@ class Instance:
         """One canonical line: the same instance always gives the same bytes."""
         return json.dumps(asdict(self), ensure_ascii=False, sort_keys=False, separators=(",", ":"))
 
-    @classmethod
-    def from_dict(cls, record: dict[str, Any]) -> Instance:
-        return cls(**record)
-
 
 def instance_id(task: str, split: str, index: int) -> str:
     return f"{task}-{split}-{index:06d}"

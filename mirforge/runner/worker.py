@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import time
 from collections import Counter
@@ -11,6 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from mirforge.errors import MirforgeError
 from mirforge.instance import problems
 from mirforge.pipeline import generate_one
 from mirforge.registry import load
@@ -82,16 +84,19 @@ def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
     for index in range(shard.start, shard.stop):
         generated = generate_one(task, spec, index)
         t0 = time.perf_counter()
-        record = _record(generated.instance)
-        found = problems(record)
+        line = generated.instance.to_json()
+        found = problems(json.loads(line))
         if found:
-            raise AssertionError(f"{record['id']} fails validation: {'; '.join(found)}")
+            raise MirforgeError(
+                f"task {shard.task} made an invalid record ({generated.instance.id}: {'; '.join(found[:3])}); "
+                "the task plugin must be fixed"
+            )
         t1 = time.perf_counter()
         for rel, data in zip(generated.instance.images, generated.images, strict=True):
             atomic_write(out / rel, data)
         for k, data in enumerate(generated.videos):
             atomic_write(out / f"videos/{shard.task}/{shard.split}/{index:06d}-{k}.mp4", data)
-        lines.append(generated.instance.to_json())
+        lines.append(line)
         images += generated.instance.images
         timings.update(generated.timings)
         timings["validate"] += t1 - t0
@@ -114,9 +119,3 @@ def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
         "rejections": dict(sorted(rejections.items())),
     }
     return ShardResult(shard, entry, dict(timings), len(lines), len(images))
-
-
-def _record(instance: Any) -> dict[str, Any]:
-    import json
-
-    return json.loads(instance.to_json())

@@ -178,7 +178,7 @@ class ProcessOrder(Filming, Task):
             for h in range(HOLD):
                 if h == HOLD // 2:
                     index_of[state] = len(frames)
-                frames.append(self._draw(base, scene, state, pouring=h % 2 == 0))
+                frames.append(self._draw(base, scene, state))
         decoded = self.shoot(frames, [index_of[s] for s in scene.states])
         images = [decoded[c] for c in scene.shown]
         amounts, regions = [], []
@@ -194,7 +194,7 @@ class ProcessOrder(Filming, Task):
             videos=self.videos(),
         )
 
-    def _draw(self, base: np.ndarray, scene: Scene, state: int, pouring: bool) -> np.ndarray:
+    def _draw(self, base: np.ndarray, scene: Scene, state: int) -> np.ndarray:
         img = base.copy()
         cx = self.image_size // 2
         if scene.process in ("stack", "unstack"):
