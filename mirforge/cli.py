@@ -244,6 +244,23 @@ def show(
         typer.echo(f"{instance_id}: regenerated, byte-identical (record and images)", err=True)
 
 
+@app.command()
+def contact(
+    dataset: Annotated[Path, typer.Argument(help="Dataset folder.")],
+    task: Annotated[str, typer.Option(help="Task whose instances to show.")],
+    out: Annotated[Path, typer.Option(help="PNG file to write.")],
+    count: Annotated[int, typer.Option(help="Instances (rows) on the sheet.")] = 3,
+) -> None:
+    """A small PNG contact sheet: a few instances of one task, images and question text.
+
+    Example: mirforge contact data/v3d --task view_3d --out sheet.png
+    """
+    from mirforge.contact import write_contact_sheet
+
+    width, height, kb = write_contact_sheet(dataset, task, out, count)
+    typer.echo(f"{out}: {width}x{height}, {kb} KB")
+
+
 # --- curriculum builder: difficulty, curriculum, export training, dev tiny-vlm ---
 from mirforge.curriculum import commands as _curriculum  # noqa: E402
 

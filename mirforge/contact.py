@@ -1,17 +1,16 @@
-"""A contact sheet: a small PNG grid of a few instances of one task with their question text.
-
-python -m mirforge.contact DATASET --task TASK --out docs/TASK.png [--count 3]
-"""
+"""A contact sheet: a small PNG grid of a few instances of one task with their question text
+(``mirforge contact DATASET --task TASK --out docs/TASK.png``)."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import textwrap
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from mirforge.errors import InputError
 
 THUMB = 150
 TEXT_H = 118
@@ -25,7 +24,7 @@ def contact_sheet(root: Path, task: str, count: int = 3, max_images: int = 6) ->
         if len(records) >= count:
             break
     if not records:
-        raise SystemExit(f"no instances of {task} under {root}")
+        raise InputError(f"{root}: no instances of {task}; check --task and the dataset folder")
     rows = [_row(root, rec, max_images) for rec in records[:count]]
     width = max(r.shape[1] for r in rows)
     rows = [np.pad(r, ((0, 0), (0, width - r.shape[1]), (0, 0)), constant_values=255) for r in rows]
@@ -49,18 +48,9 @@ def _row(root: Path, rec: dict, max_images: int) -> np.ndarray:
     return np.vstack([strip, text, np.full((6, strip.shape[1], 3), 255, np.uint8)])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("dataset", type=Path)
-    parser.add_argument("--task", required=True)
-    parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--count", type=int, default=3)
-    args = parser.parse_args()
-    sheet = contact_sheet(args.dataset, args.task, args.count)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    cv2.imwrite(str(args.out), sheet, [cv2.IMWRITE_PNG_COMPRESSION, 9])
-    print(f"{args.out}: {sheet.shape[1]}x{sheet.shape[0]}, {args.out.stat().st_size // 1024} KB")
-
-
-if __name__ == "__main__":
-    main()
+def write_contact_sheet(root: Path, task: str, out: Path, count: int = 3) -> tuple[int, int, int]:
+    """Write the sheet as PNG; (width, height, kilobytes)."""
+    sheet = contact_sheet(root, task, count)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(out), sheet, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+    return sheet.shape[1], sheet.shape[0], out.stat().st_size // 1024

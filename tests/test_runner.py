@@ -191,3 +191,12 @@ def test_keep_video_writes_playable_clips(tmp_path):
     mirforge("generate", "--tasks", "motion_detection", "--n", "2", "--seed", "1", "-q", "--out", str(without))
     assert not (without / "videos").exists()
     assert tree(without) == {k: v for k, v in tree(out).items() if not k.startswith("videos/")}
+
+
+def test_contact_sheet(reference, tmp_path):
+    out = tmp_path / "sheet.png"
+    mirforge("contact", str(reference), "--task", "view_3d", "--out", str(out), "--count", "2")
+    sheet = cv2.imread(str(out))
+    assert sheet is not None and sheet.shape[0] > 2 * 150  # two rows of thumbnails with their text
+    proc = mirforge("contact", str(reference), "--task", "yes_but", "--out", str(out), check=False)
+    assert proc.returncode == 2 and "no instances of yes_but" in proc.stderr
