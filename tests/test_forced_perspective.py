@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import copy
 import math
+from collections import Counter
 
 import pytest
 
+from mirforge import LETTERS
+from mirforge.audit import blind_baseline, heuristics
 from mirforge.errors import InputError, Reject
-from mirforge.generators.spatial.forced_perspective import CATALOGUE, _measured_ratio
+from mirforge.generators.spatial.forced_perspective import CATALOGUE, MAX_RATIO, _measured_ratio
 from mirforge.instance import problems
 
 from conftest import ask_only, generate, make_task, record
@@ -103,8 +106,8 @@ def test_bad_config_names_the_field():
 def test_names_do_not_give_the_answer_and_inverse_pairs_are_fair(task, asked):
     """World knowledge must not answer: real heights are drawn independently of the nouns, so the taller of the
     first and last object agrees with the catalogue only about half the time. The inverse of a ratio reads like
-    it to a text-only guesser, so exactly one inverse pair is offered, holding the answer 2 times in 3 (its share
-    among the options other than the apparent-size one), not always."""
+    it to a text-only guesser, so exactly one inverse pair is offered, holding the answer with its fair share of
+    probability (2 options in 4), not always."""
     height = {it.noun: it.height for it in CATALOGUE}
     agree = differ = paired = 0
     for scene, q in asked[:N_CHECK]:
@@ -117,4 +120,32 @@ def test_names_do_not_give_the_answer_and_inverse_pairs_are_fair(task, asked):
         assert sum(inverse) == 2
         paired += inverse[q.answer]
     assert abs(agree / differ - 0.5) < 0.12, (agree, differ)
-    assert abs(paired / N_CHECK - 2 / 3) < 0.1, paired
+    assert abs(paired / N_CHECK - 1 / 2) < 0.1, paired
+
+
+def test_text_alone_does_not_find_the_answer(asked):
+    """Every option's ratio is drawn the same way, so a text-only guesser is at chance: neither the size of the
+    answer's ratio among the options (the apparent-size one used to be the smallest) nor the audit's scorers
+    find it."""
+    ranks = Counter()
+    records = []
+    for _, q in asked:
+        sizes = [abs(math.log(v)) for v in q.facts["values"]]  # an option and its inverse share a size
+        ranks[len({round(x, 2) for x in sizes if x < sizes[q.answer] - 0.02})] += 1
+        options = dict(zip(LETTERS, q.options, strict=False))
+        records.append({"question": q.text, "options": options, "answer": LETTERS[q.answer]})
+    assert all(abs(ranks[k] / len(asked) - 1 / 3) < 0.07 for k in range(3)), ranks
+    assert blind_baseline(records) <= 30.0  # the audit's bound: chance (25%) + 5 points
+    assert max(heuristics(records).values()) <= 30.0
+
+
+def test_every_option_fits_the_frame_limits(task, asked):
+    """The apparent-size option is what two pixel heights show, so no option may need more than MAX_RATIO."""
+    for _, q in asked[:N_CHECK]:
+        assert all(1 / MAX_RATIO - 1e-3 <= v <= MAX_RATIO + 1e-3 for v in q.facts["values"])
+
+
+def test_option_gap_must_fit_the_options():
+    with pytest.raises(InputError, match="forced_perspective.option_gap.*at most 1.74 with 4 options"):
+        make_task("forced_perspective", option_gap="1.8,1.4,1.25")
+    make_task("forced_perspective", option_gap="1.4,1.4,1.25", n_options=5)

@@ -10,12 +10,17 @@ Only the chain answers it: in each image the real height ratio is (pixel height 
 other's, and the ratios multiply along the chain.
 
 The options are height ratios, 25% or more apart (``option_gap``): the true ratio, the apparent-size answer (pixel
-heights compared across the first and the last image), the apparent ratios chained without distances, the inverse of
-the true ratio, and the chain with a link forgotten. Besides the apparent-size option, exactly one ratio is offered
-with its inverse, and it is the answer's only with the answer's fair share of probability. The verifier measures
-each object's pixel height from its segmentation mask and its distance as the median of the depth buffer over its
-mask, estimates its size as pixel height x depth / focal length, multiplies the within-image ratios along the chain
-and picks the option nearest in log ratio, rejecting the scene unless it lies well inside half the option gap.
+heights compared across the first and the last image), and ratios that might come from a mistake along the chain,
+one of the options offered with its inverse (the answer as often as its fair share). A text-only guesser must not
+tell them apart, so every option's ratio is drawn the same way (sizes spread over [sqrt(gap), MAX_RATIO] and handed
+to the kinds at random, directions by coin flip) and the scene is built to match: the chain's heights are pinned to
+the true ratio, and the first and the last object are photographed at pixel heights whose ratio is the apparent
+one. (Distractors computed from the scene's own mistakes, such as chaining pixel heights without distances, had
+their own size distributions, and a text-only classifier learned to avoid them: 40% on four options.) The verifier
+measures each object's pixel height from its segmentation mask and its distance as the median of the depth buffer
+over its mask, estimates its size as pixel height x depth / focal length, multiplies the within-image ratios along
+the chain and picks the option nearest in log ratio, rejecting the scene unless it lies well inside half the option
+gap.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskCo
 YFOV = math.pi / 4
 MAX_IMAGES = 6
 MAX_LINK_RATIO = 3.2  # real height ratio of the two objects of one image, at most
+MAX_RATIO = 4.0  # every option's ratio lies between 1 / MAX_RATIO and MAX_RATIO (pixel heights can show it)
+MAX_PX = 300.0  # tallest an object may look in an image
 SAME = math.log(1.1)  # ratios within 10% of 1 read "about the same height"
 SHOT_TRIES = 25  # placements tried per image before the scene is redrawn
 CAM_Y = -8.0  # cameras stand here and look along +y, so objects up to 24 units away stay on the 40 x 40 ground
@@ -48,6 +55,11 @@ class Item:
     height: float  # cm
     width: float  # cm
     depth: float  # cm
+
+    @property
+    def aspect(self) -> float:
+        """Width over height as the camera sees it (the narrow side faces the camera)."""
+        return min(self.width, self.depth) / self.height
 
 
 CATALOGUE: tuple[Item, ...] = (
@@ -68,6 +80,9 @@ CATALOGUE: tuple[Item, ...] = (
 )
 
 
+NARROW = tuple(it for it in CATALOGUE if it.aspect <= 0.8)
+
+
 @dataclass
 class ForcedPerspectiveConfig(TaskConfig):
     images_per_level: tuple[int, ...] = (3, 4, 6)  # chain links; the chain has one more object than images
@@ -75,11 +90,11 @@ class ForcedPerspectiveConfig(TaskConfig):
     misleading: tuple[float, ...] = (0.5, 0.7, 0.85)  # per level: share of images where the smaller looks bigger
     size_jitter: float = 0.15  # neighbouring heights differ by at most MAX_LINK_RATIO ** (1 / (1 + size_jitter))
     min_height_px: int = 60
-    max_tries: int = 100  # the apparent-size option must stand apart from the true ratio and its inverse
+    max_tries: int = 100
 
     def validate(self) -> None:
         super().validate()
-        ensure(self.n_options <= 5, "n_options", "at most 5 (there are five kinds of candidate ratio)")
+        ensure(self.n_options <= 5, "n_options", f"at most 5 (the options' ratios must fit within {MAX_RATIO:g}x)")
         for field_name in ("images_per_level", "option_gap", "misleading"):
             ensure(len(getattr(self, field_name)) == 3, field_name, "needs one value per level (3 values)")
         ensure(
@@ -88,7 +103,14 @@ class ForcedPerspectiveConfig(TaskConfig):
             f"each count must be 2 to {MAX_IMAGES} (longer chains compound measurement error past the option gap)",
         )
         ensure(all(g >= 1.25 for g in self.option_gap), "option_gap", "must be at least 1.25 (options 25% apart)")
-        ensure(all(g <= 2.5 for g in self.option_gap), "option_gap", "must be at most 2.5")
+        sizes = self.n_options - (self.n_options >= 4)  # distinct |log ratio| among the options
+        widest = MAX_RATIO ** (1 / (sizes - 0.5))
+        ensure(
+            all(g <= widest + 1e-9 for g in self.option_gap),
+            "option_gap",
+            f"must be at most {widest:.2f} with {self.n_options} options (their ratios, this far apart, must fit "
+            f"between 1/{MAX_RATIO:g} and {MAX_RATIO:g})",
+        )
         ensure(all(0 <= m <= 1 for m in self.misleading), "misleading", "shares must be between 0 and 1")
         ensure(0 <= self.size_jitter < 0.5, "size_jitter", "must be in [0, 0.5)")
         ensure(40 <= self.min_height_px <= 150, "min_height_px", "must be between 40 and 150")
@@ -110,6 +132,7 @@ class Scene:
     heights: tuple[float, ...]  # real heights in cm
     shots: tuple[Shot, ...]
     gap: float
+    options: tuple[tuple[str, float], ...]  # (kind, ratio) of every option, the truth first, the apparent second
 
 
 class ForcedPerspective(Task):
@@ -136,69 +159,125 @@ class ForcedPerspective(Task):
     # -- scene and question ---------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, level: int) -> Scene:
         k = self.knobs(level)
-        items = _chain(rng, k["chain_length"])
-        heights = _heights(rng, len(items), self.config.size_jitter)
-        if any(max(a, b) / min(a, b) > MAX_LINK_RATIO for a, b in zip(heights, heights[1:], strict=False)):
-            raise Reject("neighbouring objects too different in size")
-        shots = tuple(
-            self._retry_shot(rng, (items[i], items[i + 1]), (heights[i], heights[i + 1]), k["misleading"])
-            for i in range(k["n_images"])
-        )
-        return Scene(tuple(it.noun for it in items), heights, shots, float(k["option_gap"]))
+        n = k["n_images"]
+        plan = _option_plan(rng, self.config.n_options, k["option_gap"])
+        (_, truth), (_, apparent) = plan[:2]
+        items = _chain(rng, n + 1)
+        heights = _heights(rng, n + 1, truth, self.config.size_jitter)
+        shots = self._shots(rng, items, heights, apparent, k["misleading"])
+        return Scene(tuple(it.noun for it in items), heights, shots, float(k["option_gap"]), plan)
+
+    def _shots(
+        self, rng: np.random.Generator, items: list[Item], heights: tuple[float, ...], apparent: float, share: float
+    ) -> tuple[Shot, ...]:
+        """One shot per link; the first object in the first shot and the last in the last are pinned to pixel
+        heights ``apparent`` apart. A chain that cannot be photographed is drawn again with the same options:
+        rejecting the options instead would make some (a large apparent ratio) rarer than others."""
+        lo, hi = self.px_range
+        why = "no shots"
+        for _ in range(SHOT_TRIES):
+            first_px = float(rng.uniform(max(lo, lo / apparent), min(hi, hi / apparent)))
+            try:
+                return tuple(
+                    self._retry_shot(
+                        rng,
+                        (items[i], items[i + 1]),
+                        (heights[i], heights[i + 1]),
+                        share,
+                        (0, first_px) if i == 0 else (1, apparent * first_px) if i == len(items) - 2 else None,
+                    )
+                    for i in range(len(items) - 1)
+                )
+            except Reject as exc:
+                why = str(exc)
+        raise Reject(why)
+
+    @property
+    def px_range(self) -> tuple[float, float]:
+        """Pixel heights an object may have in an image: measurable, and inside the frame."""
+        return self.config.min_height_px * 1.1, MAX_PX
 
     def _retry_shot(
-        self, rng: np.random.Generator, pair: tuple[Item, Item], cm: tuple[float, float], misleading_share: float
+        self,
+        rng: np.random.Generator,
+        pair: tuple[Item, Item],
+        cm: tuple[float, float],
+        misleading_share: float,
+        fixed: tuple[int, float] | None,
     ) -> Shot:
         """A shot of the pair that fits the frame, drawing placements again (same RNG stream) when one does not."""
         why = "no shot"
         for _ in range(SHOT_TRIES):
             try:
-                return self._shot(rng, pair, cm, misleading_share)
+                return self._shot(rng, pair, cm, misleading_share, fixed)
             except Reject as exc:
                 why = str(exc)
         raise Reject(why)
 
     def _shot(
-        self, rng: np.random.Generator, pair: tuple[Item, Item], cm: tuple[float, float], misleading_share: float
+        self,
+        rng: np.random.Generator,
+        pair: tuple[Item, Item],
+        cm: tuple[float, float],
+        misleading_share: float,
+        fixed: tuple[int, float] | None,
     ) -> Shot:
+        """Two objects photographed at chosen pixel heights; ``fixed`` pins one object's pixel height (the first
+        and the last object of the chain carry the apparent-size option between them)."""
         size, f = self.image_size, self.focal
         big = 0 if cm[0] >= cm[1] else 1
         misleading = bool(rng.uniform() < misleading_share) and abs(math.log(cm[0] / cm[1])) > SAME
+        # r: pixel height of the smaller object over the bigger one's, above 1 when the smaller stands nearer
+        r_lo, r_hi = (1.15, 1.8) if misleading else (0.9 * cm[1 - big] / cm[big], 2.0 * cm[1 - big] / cm[big])
+        lo, hi = self.px_range
+        if fixed is not None:  # only the ratios that keep the other object's pixel height in range
+            pinned, p = fixed
+            r_lo, r_hi = (
+                (max(r_lo, lo / p), min(r_hi, hi / p)) if pinned == big else (max(r_lo, p / hi), min(r_hi, p / lo))
+            )
+            if r_lo >= r_hi:
+                raise Reject("an object would look too small or too large")
+        r = float(rng.uniform(r_lo, r_hi))
+        pinned, pinned_px = fixed or (1 - big if r >= 1 else big, float(rng.uniform(90, 160)))  # or the bigger-looking
         px = [0.0, 0.0]
-        if misleading:  # the smaller object stands nearer and looks bigger
-            px[1 - big] = float(rng.uniform(90, 160))
-            px[big] = px[1 - big] / float(rng.uniform(1.15, 1.8))
-        else:
-            px[big] = float(rng.uniform(90, 160))
-            px[1 - big] = px[big] * (cm[1 - big] / cm[big]) * float(rng.uniform(0.9, 2.0))
-        if min(px) < self.config.min_height_px * 1.1 or max(px) > 230:
+        px[pinned] = pinned_px
+        px[1 - pinned] = pinned_px * r if pinned == big else pinned_px / r
+        if min(px) < lo or max(px) > hi:
             raise Reject("an object would look too small or too large")
         depth_cm = [f * cm[i] / px[i] for i in range(2)]
         unit = min(depth_cm) / float(rng.uniform(2.5, 4.0))  # cm per world unit: the image's own, unknown scale
         h = [c / unit for c in cm]
         depth = [d / unit for d in depth_cm]
+        pitch = math.radians(float(rng.uniform(6, 12)))
+        cam_h = float(rng.uniform(*_camera_heights(h, [d / math.cos(pitch) for d in depth], pitch, size / 2 / f)))
+        camera = Camera(eye=(0.0, CAM_Y, cam_h), target=(0.0, CAM_Y + 10.0, cam_h - 10.0 * math.tan(pitch)), yfov=YFOV)
+        xs = [0.0, 0.0]  # world x of the objects, centred until their widths in pixels are known
+        yaws = [float(rng.uniform(-0.4, 0.4)) if item.shape == "box" else 0.0 for item in pair]
+
+        def stand(i: int) -> Object3D:
+            s = cm[i] / pair[i].height / unit  # scale of this object in world units per catalogue cm
+            narrow, wide = sorted((pair[i].width, pair[i].depth))  # the narrow side faces the camera
+            return Object3D(
+                name=pair[i].noun,
+                shape=pair[i].shape,
+                size=(narrow * s, wide * s, pair[i].height * s),
+                color=PALETTE[pair[i].color],
+                position=(xs[i], CAM_Y + depth[i] / math.cos(pitch)),
+                yaw=yaws[i],
+            )
+
+        objects = [stand(0), stand(1)]
+        left, shares = int(rng.integers(2)), np.sort(rng.uniform(0, 1, 2))
+        for _ in range(4):  # move the objects until the pinned one looks as tall as asked and both stand in place
+            widths = [box[2] - box[0] for box in (projected_box(o, camera, size) for o in objects)]
+            centres = _side_by_side(widths, left, shares, size)
+            depth[pinned] *= _px_height(objects[pinned], camera, size) / pinned_px
+            for i in range(2):
+                x0, _, x1, _ = projected_box(stand(i), camera, size)
+                xs[i] += (centres[i] - (x0 + x1) / 2) / f * depth[i]
+            objects = [stand(0), stand(1)]
         if max(depth) > 24:
             raise Reject("an object would stand beyond the ground")
-        cam_h = float(rng.uniform(0.55, 0.95)) * max(h)
-        pitch = math.radians(float(rng.uniform(6, 12)))
-        camera = Camera(eye=(0.0, CAM_Y, cam_h), target=(0.0, CAM_Y + 10.0, cam_h - 10.0 * math.tan(pitch)), yfov=YFOV)
-        sides = [float(rng.uniform(0.2, 0.36)), float(rng.uniform(0.64, 0.8))]
-        if rng.uniform() < 0.5:
-            sides.reverse()
-        objects = []
-        for i, (item, cmv) in enumerate(zip(pair, cm, strict=True)):
-            s = cmv / item.height / unit  # scale of this object in world units per catalogue cm
-            x = (sides[i] - 0.5) * size / f * depth[i]
-            objects.append(
-                Object3D(
-                    name=item.noun,
-                    shape=item.shape,
-                    size=(item.width * s, item.depth * s, item.height * s),
-                    color=PALETTE[item.color],
-                    position=(x, CAM_Y + depth[i] / math.cos(pitch)),
-                    yaw=float(rng.uniform(-0.5, 0.5)) if item.shape == "box" else 0.0,
-                )
-            )
         for o in objects:
             if not in_frame(o, camera, size, pad=8):
                 raise Reject("an object leaves the frame")
@@ -208,47 +287,20 @@ class ForcedPerspective(Task):
         return Shot((objects[0], objects[1]), camera, pitch, misleading)
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
-        heights, gap = scene.heights, scene.gap
         first, last = scene.chain[0], scene.chain[-1]
-        truth = heights[-1] / heights[0]
         px = [[_px_height(o, s.camera, self.image_size) for o in s.objects] for s in scene.shots]
-        apparent = px[-1][1] / px[0][0]
-        chained_px = math.prod(p[1] / p[0] for p in px)
-        links = [heights[i + 1] / heights[i] for i in range(len(heights) - 1)]
-        forgot = truth / links[int(rng.integers(len(links)))]
-        candidates = [("apparent", apparent), ("chained_apparent", chained_px), ("forgot_link", forgot)]
-        for _ in range(6):
-            candidates.append(("nearby", truth * math.exp(float(rng.choice([-1, 1]) * rng.uniform(0.35, 1.0)))))
-        # One inverse pair ("A is 2.6 times B" and "B is 2.6 times A" read alike to a text-only guesser) among the
-        # options other than the apparent-size one, holding the answer with its fair share of probability: the
-        # answer is never the only ratio offered with its inverse.
-        n_opt = self.config.n_options
-        floor = math.log(gap) / 2  # a ratio and its inverse stay `gap` apart
-        if abs(math.log(truth)) < floor:
-            raise Reject("the true ratio is too close to 1 to be told from its inverse")
-        paired = n_opt >= 4  # options beside the apparent one: a pair and n_opt - 3 singles (none below 4)
-        answer_paired = paired and rng.random() < 2 / (n_opt - 1)
-        wanted = n_opt - 2 if answer_paired else n_opt - 1 - (1 if paired else 0)
-        groups = [("truth", truth)]
-        for kind, value in candidates:
-            if len(groups) == wanted + 1:
-                break
-            fits = 1 / 12 <= value <= 12 and abs(math.log(value)) >= floor
-            fits = fits and all(abs(abs(math.log(value)) - abs(math.log(v))) >= math.log(gap) for _, v in groups)
-            if kind == "apparent" and not fits:
-                raise Reject("the apparent-size answer is too close to the true ratio or out of range")
-            if fits:
-                groups.append((kind, value))
-        if len(groups) < wanted + 1:
-            raise Reject("not enough well-separated ratios")
-        chosen = [*groups]
-        if answer_paired:
-            chosen.append(("inverse", 1 / truth))
-        elif paired:
-            kind, value = groups[-1]  # not the apparent one
-            chosen.append((f"inverse_{kind}", 1 / value))
-        distractors = chosen[1:]
-        distractors = [distractors[i] for i in rng.permutation(len(distractors))]
+        pictured = {"truth": scene.heights[-1] / scene.heights[0], "apparent": px[-1][1] / px[0][0]}
+        chosen = []
+        for kind, value in scene.options:  # the planned ratios, with the truth and the apparent one as pictured
+            base = kind.removeprefix("inverse_")
+            if base in pictured:
+                value = pictured[base] if kind == base else 1 / pictured[base]
+            chosen.append((kind, value))
+        step = math.log(scene.gap)
+        for i, (_, v) in enumerate(chosen):
+            if any(1e-6 < abs(abs(math.log(v)) - abs(math.log(w))) < step for _, w in chosen[:i]):
+                raise Reject("the pictured apparent ratio moved too close to another option")
+        distractors = [chosen[1:][i] for i in rng.permutation(len(chosen) - 1)]
         ordered = place(chosen[0], distractors, slot)
         options = [_ratio_text(value, first, last) for _, value in ordered]
         if len(set(options)) != len(options):
@@ -258,7 +310,7 @@ class ForcedPerspective(Task):
             "chain": list(scene.chain),
             "values": [round(v, 4) for _, v in ordered],
             "kinds": [kind for kind, _ in ordered],
-            "gap": gap,
+            "gap": scene.gap,
             "focal": self.focal,
             "center": self.image_size / 2,
             "pitch": [round(s.pitch, 6) for s in scene.shots],
@@ -345,17 +397,32 @@ class ForcedPerspective(Task):
 
 
 # -- helpers ------------------------------------------------------------------------------------------------------
+def _side_by_side(widths: list[float], left: int, shares: np.ndarray, size: int, pad: float = 10) -> list[float]:
+    """Pixel x of the centres of two objects ``widths`` wide, object ``left`` on the left, the free width of the
+    frame cut at ``shares`` (two sorted fractions) into the left margin, the space between and the right margin."""
+    free = size - 2 * pad - sum(widths) - 12
+    if free < 0:
+        raise Reject("the two objects are too wide to stand side by side")
+    right = 1 - left
+    centres = [0.0, 0.0]
+    centres[left] = pad + shares[0] * free + widths[left] / 2
+    centres[right] = pad + shares[1] * free + widths[left] + 12 + widths[right] / 2
+    return centres
+
+
 def _chain(rng: np.random.Generator, n: int) -> list[Item]:
     """A random walk of ``n`` different catalogue items with different colours, neighbours at most
-    ``MAX_LINK_RATIO / 1.3`` apart in catalogue height (the jitter may widen it)."""
+    ``MAX_LINK_RATIO / 1.3`` apart in catalogue height (the jitter may widen it). The two ends are narrow items:
+    they carry the apparent-size option, and up to ``MAX_RATIO`` times taller than the other in pixels a wide
+    item would not fit beside its neighbour."""
     limit = math.log(MAX_LINK_RATIO / 1.3)
     for _ in range(50):
-        picked = [CATALOGUE[int(rng.integers(len(CATALOGUE)))]]
+        picked = [NARROW[int(rng.integers(len(NARROW)))]]
         while len(picked) < n:
             last = picked[-1]
             pool = [
                 it
-                for it in CATALOGUE
+                for it in (NARROW if len(picked) == n - 1 else CATALOGUE)
                 if it.color not in {p.color for p in picked} and abs(math.log(it.height / last.height)) <= limit
             ]
             if not pool:
@@ -366,18 +433,62 @@ def _chain(rng: np.random.Generator, n: int) -> list[Item]:
     raise Reject("no chain of distinctly coloured items")
 
 
-def _heights(rng: np.random.Generator, n: int, jitter: float) -> tuple[float, ...]:
-    """Real heights (cm) of a chain of ``n`` objects, drawn independently of what the objects are.
+def _heights(rng: np.random.Generator, n: int, ratio: float, jitter: float) -> tuple[float, ...]:
+    """Real heights (cm) of a chain of ``n`` objects whose last is ``ratio`` times the first, drawn independently of
+    what the objects are.
 
-    A random walk in log height: neighbours at most ``MAX_LINK_RATIO`` apart (a link ratio uniform in log,
-    widened by ``jitter``), from a start between 15 and 80 cm. Heights taken from the catalogue would let
-    world knowledge ("a cabinet is taller than a can") answer the question without the images.
+    A random walk in log height pinned at both ends: link ratios uniform in log (within ``MAX_LINK_RATIO``,
+    narrowed by ``jitter``), shifted together to end at ``ratio``, drawn again while a link passes
+    ``MAX_LINK_RATIO``; the start lies between 15 and 80 cm. Heights taken from the catalogue would let world
+    knowledge ("a cabinet is taller than a can") answer the question without the images.
     """
     step = math.log(MAX_LINK_RATIO) / (1 + jitter)
-    out = [math.exp(float(rng.uniform(math.log(15), math.log(80))))]
-    for _ in range(n - 1):
-        out.append(out[-1] * math.exp(float(rng.uniform(-step, step))))
-    return tuple(out)
+    for _ in range(100):
+        links = rng.uniform(-step, step, n - 1)
+        links += (math.log(ratio) - links.sum()) / (n - 1)
+        if np.abs(links).max() <= math.log(MAX_LINK_RATIO):
+            start = math.log(float(rng.uniform(15, 80)))
+            return tuple(float(h) for h in np.exp(start + np.concatenate([[0.0], np.cumsum(links)])))
+    raise Reject("no chain of heights with links inside MAX_LINK_RATIO")
+
+
+def _option_plan(rng: np.random.Generator, n_options: int, gap: float) -> list[tuple[str, float]]:
+    """The options' ratios, (kind, ratio), the truth first and the apparent-size one second.
+
+    Every kind of option is drawn the same way, so nothing in an option's text tells the truth apart: the
+    options' sizes (|log ratio|) are points of [log(gap) / 2, log(MAX_RATIO)] at least log(gap) apart, drawn
+    uniformly over all such sets and handed out to the kinds at random; each ratio's direction (which object is
+    taller) is a coin flip. With four or more options, one of them is offered together with its inverse ("A is
+    2.6 times B" and "B is 2.6 times A" read alike): the truth with its fair share of probability (two options
+    of n), otherwise another option, the apparent one included.
+    """
+    paired = n_options >= 4
+    m = n_options - paired
+    step, floor = math.log(gap), math.log(gap) / 2
+    slack = math.log(MAX_RATIO) - floor - (m - 1) * step
+    sizes = floor + np.sort(rng.uniform(0, slack, m)) + step * np.arange(m)
+    sizes = sizes[rng.permutation(m)]
+    signs = rng.choice([-1.0, 1.0], m)
+    kinds = ["truth", "apparent", *["other"] * (m - 2)]
+    plan = [(kind, float(math.exp(sign * size))) for kind, sign, size in zip(kinds, signs, sizes, strict=True)]
+    if paired:
+        host = 0 if rng.random() < 2 / n_options else 1 + int(rng.integers(m - 1))
+        kind, value = plan[host]
+        plan.append((f"inverse_{kind}", 1 / value))
+    return plan
+
+
+def _camera_heights(heights: list[float], distances: list[float], pitch: float, half: float) -> tuple[float, float]:
+    """Camera heights from which objects (``heights`` tall, ``distances`` away along the ground) fit in the frame
+    of a camera pitched down by ``pitch`` whose half-frame spans ``half`` (tan of the half field of view); a
+    tenth of the frame is kept free at the top and the bottom for the objects' own depth."""
+    a = math.atan(0.8 * half)
+    tops = max(h - d * math.tan(a - pitch) for h, d in zip(heights, distances, strict=True))  # below the top edge
+    low = max(tops, 0.2 * max(heights))  # a camera above the ground, not in the grass
+    high = min(d * math.tan(a + pitch) for d in distances)  # feet above the bottom edge
+    if low >= high:
+        raise Reject("no camera height frames both objects")
+    return low, high
 
 
 def _px_height(obj: Object3D, cam: Camera, size: int) -> float:
