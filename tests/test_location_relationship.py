@@ -7,6 +7,8 @@ import copy
 import numpy as np
 import pytest
 
+from mirforge import LETTERS
+from mirforge.audit import blind_baseline, heuristics
 from mirforge.errors import InputError, Reject
 from mirforge.generators.spatial.location_relationship import MAX_COVERED
 from mirforge.generators.spatial.multiview import centres, covered_fractions
@@ -110,6 +112,64 @@ def test_margins_uniqueness_and_clearance_hold(task, asked):
 def test_the_anchor_relation_often_differs_from_the_asked_one(asked):
     flips = [q.facts["anchor_lr"] != q.facts["combos"][q.answer][0] for _, q in asked if q.facts["kind"] == "relation"]
     assert 0.35 < np.mean(flips) < 0.65  # copying the premise is no shortcut, nor is flipping it
+
+
+def _flipped(q) -> bool:
+    return q.facts["anchor_lr"] != q.facts["combos"][q.answer][0]
+
+
+def test_the_flip_is_not_told_by_the_number_of_images_or_their_numbers(asked):
+    # Regression: falling back to the other case when a scene could not give the drawn one flipped about 3 times
+    # in 4 with two images, and numbering the images around the ring flipped every pair of opposite numbers.
+    rel = [(len(scene.cameras), q) for scene, q in asked if q.facts["kind"] == "relation"]
+    for n_views in {n for n, _ in rel}:
+        flips = [_flipped(q) for n, q in rel if n == n_views]
+        assert len(flips) >= 40 and 0.35 < np.mean(flips) < 0.65, (n_views, np.mean(flips))
+    apart = [(abs(q.facts["view"] - q.facts["anchor"]) in (1, n - 1), _flipped(q)) for n, q in rel if n >= 4]
+    near = [flip for neighbours, flip in apart if neighbours]
+    far = [flip for neighbours, flip in apart if not neighbours]
+    assert min(len(near), len(far)) >= 40 and abs(np.mean(near) - np.mean(far)) < 0.3
+
+
+def _option_strategies(q) -> dict[str, float]:
+    """Credit of text-only rules on a relation question: prefer options by how they relate to the premise's
+    left/right, or by sharing a side or a depth word with another option; ties are shared."""
+    combos, anchor = [tuple(c) for c in q.facts["combos"]], q.facts["anchor_lr"]
+
+    def credit(preferred: list[int]) -> float:
+        preferred = preferred or list(range(len(combos)))
+        return (q.answer in preferred) / len(preferred)
+
+    def shared(part: int) -> list[int]:
+        return [i for i, c in enumerate(combos) if sum(d[part] == c[part] for d in combos) > 1]
+
+    return {
+        "contradicts the premise": credit([i for i, c in enumerate(combos) if c[0] != anchor]),
+        "copies the premise": credit([i for i, c in enumerate(combos) if c[0] == anchor]),
+        "shares its side": credit(shared(0)),
+        "shares its depth": credit(shared(1)),
+    }
+
+
+@pytest.mark.parametrize("n_options", [2, 3])
+def test_fewer_options_do_not_single_out_the_answer(n_options):
+    # Regression: always showing the trap made the option set point at the answer (48% for the
+    # premise-contradicting options with 3 options, 67% with 2, on this sample).
+    task = make_task("location_relationship", n_options=n_options)
+    qs = [q for q in (ask_only(task, i, seed=4)[1] for i in range(300)) if q.facts["kind"] == "relation"]
+    assert len(qs) >= 120
+    for rule in _option_strategies(qs[0]):
+        rate = np.mean([_option_strategies(q)[rule] for q in qs])
+        assert rate < 1 / n_options + 0.1, (rule, rate)
+
+
+def test_text_alone_does_not_give_the_answer(asked):
+    records = [
+        {"question": q.text, "options": dict(zip(LETTERS, q.options, strict=False)), "answer": q.letter}
+        for _, q in asked
+    ]
+    assert blind_baseline(records) <= 30.0  # the audit's bound: chance (25%) + 5 points
+    assert max(heuristics(records).values()) <= 30.0
 
 
 def test_bad_config_names_the_field():

@@ -4,7 +4,10 @@ One table of 4-8 coloured primitives photographed by 2-6 perspective cameras aro
 
 - ``relation``: "In Image j the A appears to the left of the B. Seen from the camera of Image k, where is the A
   relative to the B?" The options are the four combinations of left/right and nearer/farther (from the camera);
-  the relation seen in Image j is a trap whenever it differs from Image k's.
+  the relation seen in Image j is a trap whenever it differs from Image k's. Whether Image k keeps or reverses
+  Image j's left/right is a fair coin (a scene that cannot give the drawn case is rejected), and the images are
+  numbered in a random order around the table, so neither the premise, the number of images nor the image
+  numbers hint at the answer's left/right.
 - ``view_match``: "In which image is the A to the left of the B and farther from the camera than it?" The options
   are images; exactly one of all the views shows that relation, every other view contradicts it with a margin.
 
@@ -49,6 +52,9 @@ class LocationRelationshipConfig(TaskConfig):
     lateral_margin_px: tuple[int, ...] = (50, 36, 26)  # per level: horizontal offset of the centres, pixels
     depth_margin: tuple[float, ...] = (0.7, 0.5, 0.35)  # per level: depth difference, world units
     min_visible_px: int = 150
+    # a relation scene must be able to keep and to reverse the left/right (see _pick_relation): with two cameras
+    # (level 1) about 3 draws in 4 cannot, and a draw costs only geometry until one is kept
+    max_tries: int = 80
 
     def validate(self) -> None:
         super().validate()
@@ -99,6 +105,8 @@ class LocationRelationship(Task):
         radius = table_radius(k["n_objects"])
         objects = scatter_objects(rng, k["n_objects"], radius=radius)
         cameras, azimuths = camera_ring(rng, k["n_views"], radius=radius)
+        order = [int(i) for i in rng.permutation(len(cameras))]  # image numbers say nothing of neighbours on the ring
+        cameras, azimuths = tuple(cameras[i] for i in order), tuple(azimuths[i] for i in order)
         if not all_in_frame(objects, cameras, self.image_size):
             raise Reject("an object leaves the frame")
         kinds = ["relation", "view_match"] if k["n_views"] >= self.config.n_options else ["relation"]
@@ -121,14 +129,8 @@ class LocationRelationship(Task):
             a, b, k, j = _pick_relation(geo, rng)
             combo = geo.combo(a, b, k)
             anchor_lr = geo.combo(a, b, j)[0]
-            trap = (anchor_lr, combo[1])
-            others = [c for c in COMBOS if c != combo]
-            others = [others[i] for i in rng.permutation(len(others))]
-            if trap != combo:  # the relation copied from the other image is always among the distractors
-                others.remove(trap)
-                others.insert(0, trap)
-            kept = others[: self.config.n_options - 1]
-            combos = place(combo, [kept[i] for i in rng.permutation(len(kept))], slot)
+            kept = _relation_distractors(combo, self.config.n_options, rng)
+            combos = place(combo, kept, slot)
             A, B = names[a], names[b]
             text = (
                 f"{slots} show the same objects on a table, each photographed from a different position. "
@@ -271,27 +273,49 @@ def _geometry(scene: Scene, size: int) -> _Geometry:
 def _pick_relation(geo: _Geometry, rng: np.random.Generator) -> tuple[int, int, int, int]:
     """(a, b, asked view, anchor view): both relations clear in the asked view, left/right clear in the anchor.
 
-    Half the time the anchor's left/right is the asked view's, half the time the opposite (when the scene allows
-    it), so neither copying nor flipping the premise is a shortcut."""
+    A fair coin decides whether the anchor's left/right is the asked view's or the opposite, and it is drawn only
+    for a scene that can give both: falling back to the other case, or rejecting a scene that cannot give the
+    drawn one, made the flip depend on the camera layout (with two cameras, which often face the table from
+    nearly opposite sides, about 3 in 4 flipped), which a text-only model reads off the number of images. So
+    neither copying nor flipping the premise is a shortcut, whatever the number of images."""
     n_views, n = geo.x.shape
     pairs = [(a, b) for a in range(n) for b in range(n) if a != b]
     order = [pairs[p] for p in rng.permutation(len(pairs))]
     views = [int(k) for k in rng.permutation(n_views)]
-    want_flip = bool(rng.uniform() < 0.5)
-    for flip in (want_flip, not want_flip):
-        for a, b in order:
-            for k in views:
-                if not (geo.clear[k, a] and geo.clear[k, b]) or 0 in geo.signs(a, b, k):
-                    continue
-                lr = geo.signs(a, b, k)[0]
+    found: dict[bool, tuple[int, int, int, list[int]]] = {}
+    for a, b in order:
+        for k in views:
+            if not (geo.clear[k, a] and geo.clear[k, b]) or 0 in geo.signs(a, b, k):
+                continue
+            lr = geo.signs(a, b, k)[0]
+            for flip in (False, True):
                 anchors = [
                     j
                     for j in range(n_views)
                     if j != k and geo.clear[j, a] and geo.clear[j, b] and geo.signs(a, b, j)[0] == (-lr if flip else lr)
                 ]
-                if anchors:
-                    return int(a), int(b), k, anchors[int(rng.integers(len(anchors)))]
-    raise Reject("no pair of objects with a clear relation in two views")
+                if anchors and flip not in found:
+                    found[flip] = (int(a), int(b), k, anchors)
+            if len(found) == 2:
+                a, b, k, anchors = found[bool(rng.uniform() < 0.5)]
+                return a, b, k, anchors[int(rng.integers(len(anchors)))]
+    raise Reject("no pairs of objects whose left/right both holds and flips between two clear views")
+
+
+def _relation_distractors(combo: tuple[str, str], n_options: int, rng: np.random.Generator) -> list[tuple[str, str]]:
+    """The wrong (left/right, nearer/farther) combinations shown next to ``combo``, in random order.
+
+    Four options show all four combinations. Two show the answer and its mirror (the other side, the same depth):
+    when the left/right flips between the images, the mirror is exactly the relation copied from the premise, the
+    trap. Three leave out one of the other three combinations, chosen uniformly. Always showing the trap, as an
+    earlier version did, let the option set give the answer away with fewer than four options: with three, the
+    answer was always one of the two options sharing a depth word; with two, the option contradicting the
+    premise's left/right won about 2 times in 3."""
+    others = [c for c in COMBOS if c != combo]
+    if n_options == 2:
+        return [("left" if combo[0] == "right" else "right", combo[1])]
+    picked = rng.permutation(len(others))[: n_options - 1]
+    return [others[int(i)] for i in picked]
 
 
 def _pick_view_match(geo: _Geometry, target: int, rng: np.random.Generator) -> tuple[int, int]:
