@@ -7,13 +7,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from mirforge import __version__
 from mirforge.errors import MirforgeError, Reject
 from mirforge.instance import IMAGE_SLOT, Instance, instance_id
 from mirforge.registry import target
+from mirforge.render.png import encode_png
 from mirforge.seeding import attempt_rng, balanced_slot, instance_seed, seed_value
 from mirforge.task import Question, Rendered, Task
 from mirforge.templates import render_steps
@@ -42,13 +42,6 @@ class RunSpec:
 
 def level_of(task: Task, index: int) -> int:
     return task.levels[index % len(task.levels)]
-
-
-def encode_png(rgb: np.ndarray) -> bytes:
-    ok, buf = cv2.imencode(".png", np.ascontiguousarray(rgb[..., ::-1]), [cv2.IMWRITE_PNG_COMPRESSION, 1])
-    if not ok:
-        raise MirforgeError("PNG encoding failed")
-    return buf.tobytes()
 
 
 def check_question(task: Task, question: Question, slot: int) -> None:

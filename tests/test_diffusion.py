@@ -15,8 +15,9 @@ pytest.importorskip("diffusers")
 import mirforge.render.diffusion as diffusion  # noqa: E402
 from mirforge.errors import InputError, Reject  # noqa: E402
 from mirforge.instance import problems  # noqa: E402
-from mirforge.pipeline import RunSpec, encode_png, generate_one, level_of  # noqa: E402
+from mirforge.pipeline import RunSpec, generate_one, level_of  # noqa: E402
 from mirforge.realism import apply_realism, check_geometry, realism_config  # noqa: E402
+from mirforge.render.png import encode_png  # noqa: E402
 from mirforge.render.tiny_diffusion import build_tiny_diffusion
 from mirforge.seeding import attempt_rng, balanced_slot, instance_seed  # noqa: E402
 from mirforge.task import Layer, Question, Rendered  # noqa: E402

@@ -1,0 +1,40 @@
+"""A small, fast lossless PNG encoder for rendered images.
+
+Rendered scenes are mostly flat colour, so the cost of PNG is not compression but libpng's per-row filter search:
+cv2 spends ~9 ms on a 448 x 448 image at compression level 1, PIL ~6 ms. Here every row uses the "up" filter
+(the difference to the row above, computed by numpy in one pass) and zlib level 1 compresses the result: ~2 ms,
+and files as small as cv2's. The bytes depend only on the pixels (and zlib), so a seed still gives the same files.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+import numpy as np
+
+SIGNATURE = b"\x89PNG\r\n\x1a\n"
+COLOR_TYPES = {1: 0, 3: 2, 4: 6}  # channels -> PNG colour type: grey, RGB, RGBA
+UP = 2  # PNG filter type
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def encode_png(image: np.ndarray, level: int = 1) -> bytes:
+    """PNG bytes of an 8-bit grey (H x W), RGB or RGBA (H x W x 3|4) image."""
+    if image.dtype != np.uint8:
+        raise ValueError(f"PNG images must be uint8, got {image.dtype}")
+    pixels = image[..., None] if image.ndim == 2 else image
+    if pixels.ndim != 3 or pixels.shape[2] not in COLOR_TYPES:
+        raise ValueError(f"PNG images must be H x W with 1, 3 or 4 channels, got shape {image.shape}")
+    height, width, channels = pixels.shape
+    rows = np.ascontiguousarray(pixels).reshape(height, width * channels)
+    raw = np.empty((height, width * channels + 1), np.uint8)
+    raw[:, 0] = UP
+    raw[0, 1:] = rows[0]
+    np.subtract(rows[1:], rows[:-1], out=raw[1:, 1:])  # uint8 arithmetic wraps modulo 256, as PNG's filter does
+    header = struct.pack(">IIBBBBB", width, height, 8, COLOR_TYPES[channels], 0, 0, 0)
+    data = zlib.compress(raw.tobytes(), level)
+    return SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", data) + _chunk(b"IEND", b"")
