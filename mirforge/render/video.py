@@ -89,7 +89,7 @@ def write_clip(
             fps=fps,
             codec=codec,
             audio=False,
-            preset="veryfast",
+            preset="ultrafast",  # 2x faster than veryfast (ffmpeg start-up dominates the rest); clips are short
             threads=1,
             ffmpeg_params=[*params, "-bitexact", "-map_metadata", "-1"],
             logger=None,
