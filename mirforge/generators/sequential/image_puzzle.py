@@ -285,9 +285,9 @@ def _landscape(rng: np.random.Generator, g: int) -> np.ndarray:
     horizon = int(s * rng.uniform(0.38, 0.5))
     sky_top = np.array([rng.uniform(60, 120), rng.uniform(120, 170), rng.uniform(200, 250)])
     sky_low = np.array([rng.uniform(200, 250), rng.uniform(190, 230), rng.uniform(170, 220)])
-    yy, xx = np.mgrid[0:s, 0:s].astype(np.float32) / s
-    t = np.clip(0.75 * yy / (horizon / s) + 0.25 * xx, 0, 1)[..., None]
-    img = ((1 - t) * sky_top + t * sky_low).astype(np.uint8)
+    y = np.arange(s, dtype=np.float32) / s
+    t = np.clip(np.float32(0.75 * s / horizon) * y[:, None] + np.float32(0.25) * y[None, :], 0, 1)[..., None]
+    img = (sky_top.astype(np.float32) + t * (sky_low - sky_top).astype(np.float32)).astype(np.uint8)
     sun = (int(rng.uniform(0.1, 0.9) * s), int(rng.uniform(0.06, 0.25) * s))
     cv2.circle(img, sun, int(s * 0.06), (250, 210, 80), -1, cv2.LINE_AA)
     for _ in range(int(rng.integers(2, 5))):
@@ -311,9 +311,7 @@ def _landscape(rng: np.random.Generator, g: int) -> np.ndarray:
         poly = np.array([[0, s], *[[int(x), int(y)] for x, y in zip(xs, ys, strict=True)], [s, s]], np.int32)
         cv2.fillPoly(img, [poly], tuple(int(v + rng.integers(-20, 20)) for v in shade), cv2.LINE_AA)
     ground = horizon + int(s * 0.08)
-    img[ground:] = (
-        img[ground:].astype(np.float32) * 0.0 + np.array([95, 165, 75]) * (1 - 0.3 * yy[ground:, :, None])
-    ).astype(np.uint8)
+    img[ground:] = (np.array([95, 165, 75]) * (1 - 0.3 * y[ground:, None])).astype(np.uint8)[:, None, :]
     lake_c = (int(rng.uniform(0.2, 0.8) * s), int(rng.uniform(ground / s + 0.15, 0.85) * s))
     cv2.ellipse(
         img, lake_c, (int(s * rng.uniform(0.12, 0.2)), int(s * 0.06)), 0, 0, 360, (70, 130, 200), -1, cv2.LINE_AA
