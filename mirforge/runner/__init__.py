@@ -18,6 +18,18 @@ from mirforge.templates import check_overrides
 EXECUTORS = ("local", "ray")
 
 
+@dataclass(frozen=True)
+class Span:
+    """Where and when one shard ran (for measuring the scheduling; not part of the dataset)."""
+
+    node: str
+    pid: int
+    started: float  # time.time() in the worker
+    finished: float
+    instances: int
+    peak_rss_mb: float  # the worker process's peak RSS when the shard finished
+
+
 @dataclass
 class Summary:
     instances: int = 0
@@ -27,16 +39,28 @@ class Summary:
     seconds: float = 0.0
     timings: Counter = field(default_factory=Counter)
     per_task: dict[str, Counter] = field(default_factory=dict)
+    spans: list[Span] = field(default_factory=list)
 
     def add(self, result: ShardResult) -> None:
         self.instances += result.instances
         self.images += result.images
         self.shards_done += 1
         self.timings.update(result.timings)
+        self.spans.append(
+            Span(result.node, result.pid, result.started, result.finished, result.instances, result.peak_rss_mb)
+        )
         task = self.per_task.setdefault(result.shard.task, Counter())
         task.update(result.timings)
         task["instances"] += result.instances
         task["images"] += result.images
+
+    def peak_rss_mb(self) -> dict[tuple[str, int], float]:
+        """Peak RSS in MiB of each worker process, keyed by (node, pid)."""
+        peaks: dict[tuple[str, int], float] = {}
+        for span in self.spans:
+            key = (span.node, span.pid)
+            peaks[key] = max(peaks.get(key, 0.0), span.peak_rss_mb)
+        return peaks
 
 
 def prepare(config: RunConfig, out: Path) -> tuple[Manifest, list[Shard], list[Shard]]:

@@ -21,8 +21,12 @@ from mirforge.runner.worker import ShardResult, init_worker, run_shard
 
 
 def _shard_task(shard: Shard, config: RunConfig, root: str, threads: int | None) -> ShardResult:
+    import ray
+
     init_worker(None, threads)
-    return run_shard(shard, config, root)
+    result = run_shard(shard, config, root)
+    result.node = ray.get_runtime_context().get_node_id()  # several nodes may share a host
+    return result
 
 
 def resources(task_name: str, config: RunConfig, cluster_has_gpus: bool) -> dict[str, float]:
@@ -53,6 +57,7 @@ def run_ray(
             ray.init(address=address, log_to_driver=False)
         else:  # a private single-node instance: loopback, no dashboard, its own temp folder, no auth token file
             os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+            os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # the head would try to phone usage-stats.ray.io
             temp_dir = tempfile.mkdtemp(prefix="mirforge-ray-", dir="/tmp")
             ray.init(
                 num_cpus=workers,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import resource
+import socket
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -30,6 +32,17 @@ class ShardResult:
     timings: dict[str, float] = field(default_factory=dict)
     instances: int = 0
     images: int = 0
+    # Where and when the shard ran, for measurement only: these differ run to run, so they never reach the manifest.
+    node: str = ""  # host name; the Ray executor puts its node id here
+    pid: int = 0
+    started: float = 0.0  # time.time() at the start and the end of the shard
+    finished: float = 0.0
+    peak_rss_mb: float = 0.0  # the worker process's peak resident set size so far (children, e.g. ffmpeg, not included)
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident set size in MiB (``ru_maxrss`` is in KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def init_worker(progress: Any = None, threads: int | None = None) -> None:
@@ -74,6 +87,7 @@ def use_renderer(config: RunConfig) -> None:
 
 
 def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
+    started = time.time()
     use_renderer(config)
     out = Path(root)
     task = task_for(shard.task, frozen(task_settings(config, shard.task)))
@@ -118,4 +132,15 @@ def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
         "images_sha256": images_digest(out, images),
         "rejections": dict(sorted(rejections.items())),
     }
-    return ShardResult(shard, entry, dict(timings), len(lines), len(images))
+    return ShardResult(
+        shard,
+        entry,
+        dict(timings),
+        len(lines),
+        len(images),
+        node=socket.gethostname(),
+        pid=os.getpid(),
+        started=started,
+        finished=time.time(),
+        peak_rss_mb=peak_rss_mb(),
+    )
