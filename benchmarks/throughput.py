@@ -1,10 +1,15 @@
 """Generation throughput per task: instances/s, images/s, where the time goes, and the 2-worker speed-up.
 
-    python benchmarks/throughput.py [--tasks all] [--n 40] [--repeats 3] [--size 448]
+    python benchmarks/throughput.py [--tasks all] [--n 40] [--repeats 3]
+    python benchmarks/throughput.py --tasks none --mir-sample 2400 [--repeats 3]
 
 Each (task, workers) cell runs ``--repeats`` fresh generations of ``--n`` instances into a temporary folder and
 reports the median. Rates are wall-clock, worker start-up included; the ms-per-image split comes from the workers'
 own timers (summed over workers, so it is CPU-side time per image, not wall time).
+
+``--mir-sample N`` also runs one generation of N instances in the proportions of ``--scale`` (MIR's per-task counts)
+on 2 workers, ``--repeats`` times, and projects the full scale from the median: one run, so worker start-up and the
+task mix count as they would.
 """
 
 from __future__ import annotations
@@ -30,15 +35,46 @@ def run_once(task: str, n: int, workers: int, seed: int) -> tuple[float, int, di
     return summary.seconds, summary.images, dict(summary.timings)
 
 
+def mir_sample(scale: Path, total: int, repeats: int) -> None:
+    spec = yaml.safe_load(scale.read_text())
+    counts = spec["n"]
+    full = sum(counts.values())
+    n = {task: max(1, round(c * total / full)) for task, c in counts.items()}
+    config = RunConfig(tasks=tuple(n), n=n, seed=0, shard_size=int(spec.get("shard_size", 50)))
+    runs = []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as tmp:
+            runs.append(generate(config, Path(tmp) / "data", workers=2, progress=False))
+    summary = sorted(runs, key=lambda r: r.seconds)[len(runs) // 2]
+    done = summary.instances
+    busy = sum(summary.timings.values())
+    written = summary.timings.get("validate", 0.0) + summary.timings.get("write", 0.0)
+    print(f"\n| MIR-proportioned sample ({scale}) | value |\n|---|---|")
+    print(f"| instances, images (per run) | {done}, {summary.images} |")
+    print(
+        f"| wall seconds (median of {repeats}: {', '.join(f'{r.seconds:.1f}' for r in runs)}) | {summary.seconds:.1f} |"
+    )
+    print(
+        f"| instances/s, images/s (2 workers) | {done / summary.seconds:.2f}, {summary.images / summary.seconds:.1f} |"
+    )
+    print(f"| validate + write share of worker time | {100 * written / busy:.1f}% |")
+    print(f"| peak RSS per worker (MiB, max) | {max(summary.peak_rss_mb().values()):.0f} |")
+    print(
+        f"| projected {full} instances (~{summary.images * full / done:.0f} images) | "
+        f"{summary.seconds * full / done / 60:.1f} min |"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tasks", default="all")
     parser.add_argument("--n", type=int, default=40, help="instances per task and run")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--scale", type=Path, default=Path("configs/mir-scale.yaml"), help="per-task counts to project")
+    parser.add_argument("--mir-sample", type=int, default=0, help="instances of a MIR-proportioned run to project from")
     args = parser.parse_args()
     rows = []
-    for task in resolve(args.tasks):
+    for task in resolve(args.tasks) if args.tasks != "none" else []:
         cells = {}
         for workers in (1, 2):
             runs = [run_once(task, args.n, workers, seed) for seed in range(args.repeats)]
@@ -60,7 +96,9 @@ def main() -> None:
         f"\n{len(rows)} tasks, n={args.n} per run, median of {args.repeats}; mean inst/s over tasks "
         f"{total_inst / len(rows):.2f}"
     )
-    if args.scale.is_file():
+    if args.mir_sample:
+        mir_sample(args.scale, args.mir_sample, args.repeats)
+    if args.scale.is_file() and rows:
         counts = yaml.safe_load(args.scale.read_text())["n"]
         rate = {task: ips for task, ips, *_ in rows}
         known = [t for t in counts if t in rate]
