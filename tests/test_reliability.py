@@ -14,7 +14,6 @@ import random
 import signal
 import subprocess
 import time
-import types
 from pathlib import Path
 
 import cv2
@@ -175,18 +174,21 @@ def test_sigkill_of_one_worker_fails_clearly_and_a_rerun_completes(uninterrupted
 
 # -- full disk -------------------------------------------------------------------------------------------------
 def full_disk_worker(progress, threads, budget: int) -> None:
-    """Worker initializer (runs in the spawned worker): its file syncs fail with ENOSPC after ``budget``."""
+    """Worker initializer (runs in the spawned worker): its file writes fail with ENOSPC after ``budget`` files."""
     from mirforge.runner import store, worker
 
-    real, count = store.os.fsync, [0]
+    count = [0]
 
-    def fsync(fd):
-        count[0] += 1
-        if count[0] > budget:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        real(fd)
+    def full_open(path, mode="r", *args, **kwargs):
+        handle = open(path, mode, *args, **kwargs)
+        if "w" in mode:
+            count[0] += 1
+            if count[0] > budget:
+                handle.close()
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return handle
 
-    store.os = types.SimpleNamespace(**{**vars(os), "fsync": fsync})
+    store.open = full_open  # module globals come before builtins
     worker.init_worker(progress, threads)
 
 

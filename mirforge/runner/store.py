@@ -15,6 +15,7 @@ import platform
 import socket
 import tempfile
 import time
+from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -39,15 +40,21 @@ VERSIONED = (
 )
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``path`` whole or not at all; a full disk or another OS failure is a one-line MirforgeError."""
+def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Write ``path`` whole or not at all; a full disk or another OS failure is a one-line MirforgeError.
+
+    ``durable`` flushes the file to the device before it takes its name, so it survives a power cut too. A
+    shard's images and jsonl skip that (an fsync per image cost more than writing it): the manifest holds their
+    digests and is written durably after them, so a file torn by a crash of the machine fails the completeness
+    check and its shard is made again."""
     tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
@@ -63,15 +70,20 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def images_digest(root: Path, images: list[str]) -> str | None:
-    """One digest over a shard's images, or None if any is missing."""
+def digest(blobs: Iterable[bytes]) -> str:
+    """One digest over several files' bytes, in order."""
     h = hashlib.sha256()
-    for rel in images:
-        try:
-            h.update(hashlib.sha256((root / rel).read_bytes()).digest())
-        except FileNotFoundError:
-            return None
+    for data in blobs:
+        h.update(hashlib.sha256(data).digest())
     return h.hexdigest()
+
+
+def images_digest(root: Path, images: list[str]) -> str | None:
+    """The digest of a shard's images as they are on disk, or None if any is missing."""
+    try:
+        return digest((root / rel).read_bytes() for rel in images)
+    except FileNotFoundError:
+        return None
 
 
 def package_versions() -> dict[str, str]:

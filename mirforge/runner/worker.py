@@ -19,7 +19,7 @@ from mirforge.instance import problems
 from mirforge.pipeline import generate_one
 from mirforge.registry import load
 from mirforge.runner.plan import RunConfig, Shard
-from mirforge.runner.store import atomic_write, images_digest, sha256
+from mirforge.runner.store import atomic_write, digest, sha256
 from mirforge.task import Task
 
 _progress: Any = None  # a queue the driver reads, one item per finished instance
@@ -107,11 +107,11 @@ def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
             )
         t1 = time.perf_counter()
         for rel, data in zip(generated.instance.images, generated.images, strict=True):
-            atomic_write(out / rel, data)
+            atomic_write(out / rel, data, durable=False)
         for k, data in enumerate(generated.videos):
-            atomic_write(out / f"videos/{shard.task}/{shard.split}/{index:06d}-{k}.mp4", data)
+            atomic_write(out / f"videos/{shard.task}/{shard.split}/{index:06d}-{k}.mp4", data, durable=False)
         lines.append(line)
-        images += generated.instance.images
+        images += generated.images
         timings.update(generated.timings)
         timings["validate"] += t1 - t0
         timings["write"] += time.perf_counter() - t1
@@ -120,7 +120,7 @@ def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
             _progress.put(1)
     t2 = time.perf_counter()
     data = ("\n".join(lines) + "\n").encode()
-    atomic_write(out / shard.path, data)
+    atomic_write(out / shard.path, data, durable=False)
     timings["write"] += time.perf_counter() - t2
     entry = {
         "task": shard.task,
@@ -129,7 +129,7 @@ def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
         "instances": len(lines),
         "images": len(images),
         "sha256": sha256(data),
-        "images_sha256": images_digest(out, images),
+        "images_sha256": digest(images),
         "rejections": dict(sorted(rejections.items())),
     }
     return ShardResult(
