@@ -8,8 +8,9 @@ reports the median. Rates are wall-clock, worker start-up included; the ms-per-i
 own timers (summed over workers, so it is CPU-side time per image, not wall time).
 
 ``--mir-sample N`` also runs one generation of N instances in the proportions of ``--scale`` (MIR's per-task counts)
-on 2 workers, ``--repeats`` times, and projects the full scale from the median: one run, so worker start-up and the
-task mix count as they would.
+on each of ``--mir-workers`` (default 2), ``--repeats`` times, and projects the full scale from the median: one run,
+so worker start-up and the task mix count as they would. Its "steady" rate leaves worker start-up out (first shard
+start to last shard end).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 import yaml
 
 from mirforge.registry import resolve
-from mirforge.runner import generate
+from mirforge.runner import Summary, generate
 from mirforge.runner.plan import RunConfig
 
 PHASES = ("sample", "render", "verify", "steps", "encode", "validate", "write")
@@ -35,34 +36,45 @@ def run_once(task: str, n: int, workers: int, seed: int) -> tuple[float, int, di
     return summary.seconds, summary.images, dict(summary.timings)
 
 
-def mir_sample(scale: Path, total: int, repeats: int) -> None:
+def steady_rate(summary: Summary) -> float:
+    """Instances per second from the first shard's start to the last shard's end: worker start-up left out."""
+    first = min(span.started for span in summary.spans)
+    last = max(span.finished for span in summary.spans)
+    return summary.instances / (last - first)
+
+
+def mir_sample(scale: Path, total: int, repeats: int, worker_counts: list[int]) -> None:
     spec = yaml.safe_load(scale.read_text())
     counts = spec["n"]
     full = sum(counts.values())
     n = {task: max(1, round(c * total / full)) for task, c in counts.items()}
     config = RunConfig(tasks=tuple(n), n=n, seed=0, shard_size=int(spec.get("shard_size", 50)))
-    runs = []
-    for _ in range(repeats):
-        with tempfile.TemporaryDirectory() as tmp:
-            runs.append(generate(config, Path(tmp) / "data", workers=2, progress=False))
-    summary = sorted(runs, key=lambda r: r.seconds)[len(runs) // 2]
-    done = summary.instances
-    busy = sum(summary.timings.values())
-    written = summary.timings.get("validate", 0.0) + summary.timings.get("write", 0.0)
-    print(f"\n| MIR-proportioned sample ({scale}) | value |\n|---|---|")
-    print(f"| instances, images (per run) | {done}, {summary.images} |")
+    print(f"\nMIR-proportioned sample of {scale}: {sum(n.values())} instances, median of {repeats} runs per row\n")
     print(
-        f"| wall seconds (median of {repeats}: {', '.join(f'{r.seconds:.1f}' for r in runs)}) | {summary.seconds:.1f} |"
+        "| workers | wall s (runs) | inst/s | img/s | steady inst/s | validate + write % | peak RSS/worker MiB "
+        "| projected full scale |"
     )
-    print(
-        f"| instances/s, images/s (2 workers) | {done / summary.seconds:.2f}, {summary.images / summary.seconds:.1f} |"
-    )
-    print(f"| validate + write share of worker time | {100 * written / busy:.1f}% |")
-    print(f"| peak RSS per worker (MiB, max) | {max(summary.peak_rss_mb().values()):.0f} |")
-    print(
-        f"| projected {full} instances (~{summary.images * full / done:.0f} images) | "
-        f"{summary.seconds * full / done / 60:.1f} min |"
-    )
+    print("|---|---|---|---|---|---|---|---|")
+    rates = {}
+    for workers in worker_counts:
+        runs = []
+        for _ in range(repeats):
+            with tempfile.TemporaryDirectory() as tmp:
+                runs.append(generate(config, Path(tmp) / "data", workers=workers, progress=False))
+        summary = sorted(runs, key=lambda r: r.seconds)[len(runs) // 2]
+        done = summary.instances
+        written = summary.timings.get("validate", 0.0) + summary.timings.get("write", 0.0)
+        rates[workers] = (done / summary.seconds, steady_rate(summary))
+        print(
+            f"| {workers} | {summary.seconds:.1f} ({', '.join(f'{r.seconds:.1f}' for r in runs)}) "
+            f"| {done / summary.seconds:.2f} | {summary.images / summary.seconds:.1f} | {rates[workers][1]:.2f} "
+            f"| {100 * written / sum(summary.timings.values()):.1f} | {max(summary.peak_rss_mb().values()):.0f} "
+            f"| {full} instances, ~{summary.images * full / done:.0f} images: "
+            f"{summary.seconds * full / done / 60:.1f} min |"
+        )
+    if 1 in rates and 2 in rates:
+        wall, steady = (rates[2][i] / rates[1][i] for i in range(2))
+        print(f"\nspeed-up 1 -> 2 workers: {wall:.2f} wall-clock, {steady:.2f} steady (start-up left out)")
 
 
 def main() -> None:
@@ -72,6 +84,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--scale", type=Path, default=Path("configs/mir-scale.yaml"), help="per-task counts to project")
     parser.add_argument("--mir-sample", type=int, default=0, help="instances of a MIR-proportioned run to project from")
+    parser.add_argument("--mir-workers", default="2", help="worker counts for --mir-sample, e.g. 1,2")
     args = parser.parse_args()
     rows = []
     for task in resolve(args.tasks) if args.tasks != "none" else []:
@@ -85,19 +98,20 @@ def main() -> None:
         s1, _, _ = cells[1]
         s2, images2, phases2 = cells[2]
         rows.append((task, args.n / s2, images2 / s2, phases2, s1 / s2))
-    head = "| task | inst/s (2 w) | img/s (2 w) | " + " | ".join(f"{p} ms/img" for p in PHASES) + " | speed-up 1->2 |"
-    print(head)
-    print("|" + "---|" * (head.count("|") - 1))
-    for task, ips, imgs, phases, speedup in rows:
-        cols = " | ".join(f"{phases[p]:.1f}" for p in PHASES)
-        print(f"| {task} | {ips:.2f} | {imgs:.1f} | {cols} | {speedup:.2f} |")
-    total_inst = sum(r[1] for r in rows)
-    print(
-        f"\n{len(rows)} tasks, n={args.n} per run, median of {args.repeats}; mean inst/s over tasks "
-        f"{total_inst / len(rows):.2f}"
-    )
-    if args.mir_sample:
-        mir_sample(args.scale, args.mir_sample, args.repeats)
+    if rows:
+        head = (
+            "| task | inst/s (2 w) | img/s (2 w) | " + " | ".join(f"{p} ms/img" for p in PHASES) + " | speed-up 1->2 |"
+        )
+        print(head)
+        print("|" + "---|" * (head.count("|") - 1))
+        for task, ips, imgs, phases, speedup in rows:
+            cols = " | ".join(f"{phases[p]:.1f}" for p in PHASES)
+            print(f"| {task} | {ips:.2f} | {imgs:.1f} | {cols} | {speedup:.2f} |")
+        total_inst = sum(r[1] for r in rows)
+        print(
+            f"\n{len(rows)} tasks, n={args.n} per run, median of {args.repeats}; mean inst/s over tasks "
+            f"{total_inst / len(rows):.2f}"
+        )
     if args.scale.is_file() and rows:
         counts = yaml.safe_load(args.scale.read_text())["n"]
         rate = {task: ips for task, ips, *_ in rows}
@@ -108,6 +122,8 @@ def main() -> None:
             f"projected {args.scale} ({sum(counts[t] for t in known)} instances of {len(known)} tasks, "
             f"~{images:.0f} images) on 2 workers: {seconds / 60:.1f} min"
         )
+    if args.mir_sample:
+        mir_sample(args.scale, args.mir_sample, args.repeats, [int(w) for w in args.mir_workers.split(",")])
 
 
 if __name__ == "__main__":
