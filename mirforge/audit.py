@@ -57,7 +57,7 @@ class Bounds:
     reused_images: float = 100.0  # percent of instances sharing an image with another one (default: not checked)
     blank_images: int = 0
     bad_regions: int = 0
-    uniform_std: float = 2.0  # an image whose grey levels vary less than this (standard deviation) is blank
+    uniform_std: float = 2.0  # an image whose every colour channel varies less than this (std) is blank
     min_region_area: int = 16  # pixels
     min_region_side: int = 2  # pixels
     regen_agreement: float = 100.0  # percent of the regenerated sample that must match byte for byte
@@ -341,12 +341,12 @@ def audit_images(root: Path, loaded: list[Loaded], bounds: Bounds, result: TaskA
                 hashes.append("unreadable:" + rel)
                 sizes.append(None)
                 continue
-            gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-            std = float(gray.std())
+            # per channel: pink and cyan on beige differ in colour, hardly in grey level
+            std = float(image.reshape(-1, 3).std(axis=0).max())
             if std < bounds.uniform_std:
-                result.blank_images.append(f"{rel}: near-uniform (grey std {std:.2f})")
+                result.blank_images.append(f"{rel}: near-uniform (colour std {std:.2f})")
             hashes.append(thumb_hash(image))
-            sizes.append(gray.shape)
+            sizes.append(image.shape[:2])
         for i, region in enumerate(r.get("regions", [])):
             result.regions += 1
             problem = region_problem(region, sizes, bounds)

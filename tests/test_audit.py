@@ -95,6 +95,10 @@ def test_duplicates_blank_images_and_bad_regions_are_counted(tmp_path):
         {"image": 0, "name": "dot", "box": [1, 1, 3, 3]},
     ]
     cv2.imwrite(str(root / records[2]["images"][0]), np.full((64, 64, 3), 200, np.uint8))
+    isoluminant = np.full((64, 64, 3), (196, 216, 230), np.uint8)  # beige, and a cyan square of the same grey level
+    isoluminant[20:40, 20:40] = (250, 250, 143)
+    assert cv2.cvtColor(isoluminant, cv2.COLOR_BGR2GRAY).std() < Bounds().uniform_std
+    cv2.imwrite(str(root / records[3]["images"][0]), isoluminant)  # not blank: the square shows in colour
     shard.write_text("".join(json.dumps(r) + "\n" for r in records))
     (result,) = audit(root, Bounds(blind_margin=100, letter_tolerance=100), sample=0)
     assert result.duplicates == 1 and result.image_set_duplicates == 1

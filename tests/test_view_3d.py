@@ -7,8 +7,9 @@ import copy
 import pytest
 
 from mirforge.errors import InputError, Reject
+from mirforge.generators.spatial.view_3d import MIN_SIDE_PX
 
-from conftest import ask_only, generate, make_task
+from conftest import accepted, ask_only, generate, make_task
 
 
 @pytest.fixture(scope="module")
@@ -44,3 +45,12 @@ def test_bad_config_names_the_field():
         make_task("view_3d", objects_per_level="2,3,12")
     with pytest.raises(InputError, match="view_3d.max_tries: expected int"):
         make_task("view_3d", max_tries="lots")
+
+
+@pytest.mark.parametrize("index", [65, 80, 197, 269])
+def test_regions_never_cite_a_sliver(task, index):
+    """These instances (seed 1) once cited objects peeking out 1 px wide behind another in the front or side view."""
+    _, _, rendered = accepted(task, index, seed=1)
+    for region in rendered.regions:
+        x0, y0, x1, y1 = region.box
+        assert min(x1 - x0, y1 - y0) >= MIN_SIDE_PX, region

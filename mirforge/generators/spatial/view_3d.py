@@ -23,6 +23,7 @@ from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, 
 CELL = 1.1  # grid spacing; objects are at most 0.8 wide, so footprints never overlap
 HALF_EXTENT = 2.0
 TOLERANCE_PX = 2
+MIN_SIDE_PX = 8  # a region narrower than this shows a sliver of its object, not the object
 COLUMNS = ("left", "middle", "right")
 ROWS = ("front", "middle", "back")
 
@@ -113,12 +114,17 @@ class View3D(Task):
             tops.extend(r.views(Scene3D(moved), [ortho_view("top", HALF_EXTENT)]))
         names = [o.name for o in scene.objects]
         min_px = self.config.min_visible_px
+
+        def shown(view: Any, i: int) -> bool:  # enough pixels, and not a sliver peeking out behind another object
+            box = view.box(i)
+            return view.pixels(i) >= min_px and min(box[2] - box[0], box[3] - box[1]) >= MIN_SIDE_PX
+
         for i, _name in enumerate(names):
-            if front.pixels(i) < min_px and side.pixels(i) < min_px:
+            if not (shown(front, i) or shown(side, i)):
                 raise Reject("object hidden in both front and side views")
         regions = []
         for image, view in enumerate([front, side, *tops]):
-            regions += [Region(image, name, view.box(i)) for i, name in enumerate(names) if view.pixels(i) >= min_px]
+            regions += [Region(image, name, view.box(i)) for i, name in enumerate(names) if shown(view, i)]
         size = self.image_size
         measured = {
             "front_x": {n: _cols(front, i, min_px) for i, n in enumerate(names)},
