@@ -127,10 +127,10 @@ class View3D(Task):
             regions += [Region(image, name, view.box(i)) for i, name in enumerate(names) if shown(view, i)]
         size = self.image_size
         measured = {
-            "front_x": {n: _cols(front, i, min_px) for i, n in enumerate(names)},
-            "side_y": {n: _cols(side, i, min_px) for i, n in enumerate(names)},
+            "front_x": {n: _cols(front, i) if shown(front, i) else None for i, n in enumerate(names)},
+            "side_y": {n: _cols(side, i) if shown(side, i) else None for i, n in enumerate(names)},
             "top_xy": [
-                {n: [_cols(top, i, 1), _flipped_rows(top, i, size)] for i, n in enumerate(names)} for top in tops
+                {n: [_cols(top, i), _flipped_rows(top, i, size)] for i, n in enumerate(names)} for top in tops
             ],
         }
         return Rendered(images=[front.rgb, side.rgb, *(t.rgb for t in tops)], measured=measured, regions=regions)
@@ -208,11 +208,9 @@ def _mutate(layout: Layout, kind: str, rng: np.random.Generator) -> Layout:
     return tuple(cells)
 
 
-def _cols(view: Any, i: int, min_px: int) -> list[int] | None:
-    if view.pixels(i) < min_px:
-        return None
-    x0, _, x1, _ = view.box(i)
-    return [x0, x1]
+def _cols(view: Any, i: int) -> list[int] | None:
+    box = view.box(i)
+    return None if box is None else [box[0], box[2]]
 
 
 def _flipped_rows(view: Any, i: int, size: int) -> list[int] | None:
