@@ -47,18 +47,24 @@ def difficulty(
     tasks: Annotated[str | None, typer.Option(help="Comma list of tasks to measure.")] = None,
     limit: Annotated[int | None, typer.Option(help="At most this many instances per task.")] = None,
     keep_responses: Annotated[bool, typer.Option(help="Store every raw response, not just unparsed ones.")] = False,
+    executor: Annotated[str, typer.Option(help="local (in-process) or ray (a local model only).")] = "local",
+    address: Annotated[str | None, typer.Option(help="Ray cluster address (with --executor ray).")] = None,
+    workers: Annotated[int, typer.Option(help="Ray actors, each loading the model once (--executor ray).")] = 1,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Measure each question's pass rate p over k sampled answers; write a resumable sidecar and a summary table.
 
     Example: mirforge difficulty data/v3d --model Qwen2.5-VL-7B-Instruct --backend openai
     --base-url http://127.0.0.1:8000/v1 -k 10 --temperature 0.7 --top-p 0.8 --threshold 0.7
+
+    A local model over Ray (same sidecar as a local run): --model PATH --executor ray --workers 4
     """
-    from mirforge.curriculum.difficulty import run_difficulty
+    from mirforge.curriculum.difficulty import check_executor, run_difficulty
     from mirforge.curriculum.models import Sampling, make_backend
 
     sampling = Sampling(k, temperature, top_p, max_new_tokens, repetition_penalty, seed)
     sampling.validate()
+    check_executor(executor, backend, workers)
     if not dataset.is_dir():
         raise InputError(f"DATASET: {dataset} is not a folder")
     if backend == "openai" and cache is None:
@@ -75,6 +81,7 @@ def difficulty(
         timeout=timeout,
         n_mode=n_mode,
         cache=cache,
+        lazy=executor == "ray",
     )
     chunk = batch_size if backend == "transformers" else max(concurrency, 1) * 2
     try:
@@ -89,6 +96,9 @@ def difficulty(
             chunk=chunk,
             keep_responses=keep_responses,
             progress=not quiet,
+            executor=executor,
+            workers=workers,
+            address=address,
         )
     finally:
         engine.close()

@@ -2,11 +2,13 @@
 
 Results go to a sidecar JSONL next to the instances (``DATASET/difficulty.jsonl`` by default); the instances are
 not rewritten. Each line is fsynced with its batch, so a kill loses at most the batch in flight; a rerun skips
-every id already measured with the same model and parameters (a torn last line is dropped).
+every id already measured with the same model and parameters (a torn last line is dropped). With a local model the
+batches can fan out over Ray actors (``difficulty_ray``); the sidecar is then the same file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import statistics
@@ -19,10 +21,11 @@ from tqdm import tqdm
 
 from mirforge.curriculum import dataset_records
 from mirforge.curriculum.answers import parse_answer
-from mirforge.curriculum.models import Backend, Query, Sampling
+from mirforge.curriculum.models import Backend, Query, Sampling, TransformersBackend
 from mirforge.errors import InputError
 
 SIDECAR = "difficulty.jsonl"
+EXECUTORS = ("local", "ray")
 PROMPT_VERSION = 1
 KEEP_UNPARSED = 3
 
@@ -194,6 +197,34 @@ def measure(record: dict[str, Any], texts: list[str], config: dict[str, Any], ke
     return line
 
 
+def score_batch(
+    backend: Backend, batch: list[dict[str, Any]], root: Path, sampling: Sampling, config: dict[str, Any], keep: bool
+) -> list[dict[str, Any]]:
+    """The sidecar lines of a batch of records: what both executors run (Ray in its workers, local in-process)."""
+    answers = backend.answer([query_for(r, root) for r in batch], sampling)
+    return [measure(r, texts, config, keep) for r, texts in zip(batch, answers, strict=True)]
+
+
+def check_executor(executor: str, backend_name: str, workers: int) -> None:
+    """``--executor``/``--workers`` against the backend: Ray fans out a local model only."""
+    if executor not in EXECUTORS:
+        raise InputError(f"--executor: {executor!r} is not one of {', '.join(EXECUTORS)}")
+    if workers < 1:
+        raise InputError(f"--workers: must be at least 1, got {workers}")
+    if executor == "local" and workers > 1:
+        raise InputError("--workers: the local executor runs in this process; add --executor ray to fan out")
+    if executor == "ray":
+        if backend_name == "openai":
+            raise InputError(
+                "--executor ray needs a local model backend (--backend transformers); an OpenAI-compatible server "
+                "already answers in parallel: raise --concurrency instead"
+            )
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise InputError("--executor ray needs the [ray] extra: pip install 'mirforge[ray]'") from None
+
+
 def run_difficulty(
     dataset: Path,
     backend: Backend,
@@ -206,8 +237,23 @@ def run_difficulty(
     chunk: int = 8,
     keep_responses: bool = False,
     progress: bool = True,
+    executor: str = "local",
+    workers: int = 1,
+    address: str | None = None,
 ) -> DifficultyReport:
+    """Measure every record not yet in the sidecar, ``chunk`` records per ``backend.answer`` call.
+
+    ``executor="ray"`` sends the same chunks to ``workers`` Ray actors, each holding a copy of ``backend``
+    (pickled: pass a ``LazyBackend`` so each actor loads the model once, on its first chunk); the lines come back
+    and are written in the same order as the local executor's, so the sidecar is the same file.
+    """
     sampling.validate()
+    check_executor(executor, backend.name, workers)
+    if executor == "ray" and isinstance(backend, TransformersBackend):
+        raise InputError(
+            "--executor ray: pass make_backend('transformers', PATH, lazy=True), so each Ray worker loads the model "
+            "itself"
+        )
     if not 0 <= threshold <= 1:
         raise InputError(f"--threshold: must be in [0, 1], got {threshold}")
     if limit is not None and limit < 1:
@@ -242,12 +288,16 @@ def run_difficulty(
             report.tasks.setdefault(r["task"], TaskSummary(r["task"])).add(done[r["id"]])
     path.parent.mkdir(parents=True, exist_ok=True)
     bar = tqdm(total=len(records), initial=report.skipped, unit="q", desc="difficulty", disable=not progress)
+    chunks = [todo[start : start + chunk] for start in range(0, len(todo), chunk)]
+    if executor == "ray":
+        from mirforge.curriculum.difficulty_ray import score_ray
+
+        scored = score_ray(chunks, backend, dataset.resolve(), sampling, config, keep_responses, workers, address)
+    else:
+        scored = (score_batch(backend, batch, dataset, sampling, config, keep_responses) for batch in chunks)
     try:
-        with open(path, "ab") as fh:
-            for start in range(0, len(todo), chunk):
-                batch = todo[start : start + chunk]
-                answers = backend.answer([query_for(r, dataset) for r in batch], sampling)
-                lines = [measure(r, texts, config, keep_responses) for r, texts in zip(batch, answers, strict=True)]
+        with open(path, "ab") as fh, contextlib.closing(scored):
+            for batch, lines in zip(chunks, scored, strict=True):
                 fh.write("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines).encode())
                 fh.flush()
                 os.fsync(fh.fileno())

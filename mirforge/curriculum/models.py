@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import inspect
 import json
@@ -170,6 +171,21 @@ def load_processor(path: Path) -> Any:
     return image_only_processor_class(base).from_pretrained(path)
 
 
+def check_transformers(path: Path | str, batch_size: int) -> None:
+    """The cheap checks of a local model backend (the extra, the folder, the batch size); loads nothing."""
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError as exc:
+        raise InputError(
+            f"--backend transformers needs the [train] extra ({exc}); pip install 'mirforge[train]'"
+        ) from None
+    if not (Path(path) / "config.json").is_file():
+        raise InputError(f"--model: {path} is not a model folder (no config.json); give a local model path")
+    if batch_size < 1:
+        raise InputError(f"--batch-size: must be at least 1, got {batch_size}")
+
+
 class TransformersBackend:
     """A local vision-language model; CPU or GPU picked automatically."""
 
@@ -178,18 +194,11 @@ class TransformersBackend:
     def __init__(
         self, path: Path | str, batch_size: int = 4, device: str | None = None, max_pixels: int | None = None
     ) -> None:
-        try:
-            import torch
-            import transformers
-        except ImportError as exc:
-            raise InputError(
-                f"--backend transformers needs the [train] extra ({exc}); pip install 'mirforge[train]'"
-            ) from None
+        check_transformers(path, batch_size)
+        import torch
+        import transformers
+
         path = Path(path)
-        if not (path / "config.json").is_file():
-            raise InputError(f"--model: {path} is not a model folder (no config.json); give a local model path")
-        if batch_size < 1:
-            raise InputError(f"--batch-size: must be at least 1, got {batch_size}")
         self.torch = torch
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         dtype = torch.bfloat16 if self.device.startswith("cuda") else torch.float32
@@ -271,6 +280,28 @@ class TransformersBackend:
 
     def close(self) -> None:
         self.model = None
+
+
+class LazyBackend:
+    """A backend built by ``make()`` on its first ``answer``; pickles without it, so a Ray worker gets the recipe
+    and loads the model once, when it first needs it."""
+
+    def __init__(self, make: Callable[[], Backend], name: str, model_id: str) -> None:
+        self.make, self.name, self.model_id = make, name, model_id
+        self.backend: Backend | None = None
+
+    def answer(self, queries: Sequence[Query], sampling: Sampling) -> list[list[str]]:
+        if self.backend is None:
+            self.backend = self.make()
+        return self.backend.answer(queries, sampling)
+
+    def close(self) -> None:
+        if self.backend is not None:
+            self.backend.close()
+            self.backend = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "backend": None}
 
 
 # ---------------------------------------------------------------------------------------------------- openai
@@ -480,8 +511,16 @@ def make_backend(
     timeout: float = 120.0,
     n_mode: str = "auto",
     cache: Path | None = None,
+    lazy: bool = False,
 ) -> Backend:
+    """The backend named ``backend``; ``lazy`` checks a local model and loads it on first use (a LazyBackend)."""
     if backend == "transformers":
+        if lazy:
+            check_transformers(model, batch_size)
+            make = functools.partial(
+                TransformersBackend, Path(model).resolve(), batch_size=batch_size, max_pixels=max_pixels
+            )
+            return LazyBackend(make, TransformersBackend.name, str(Path(model)))
         return TransformersBackend(model, batch_size=batch_size, max_pixels=max_pixels)
     if backend == "openai":
         if not base_url:
