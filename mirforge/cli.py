@@ -112,6 +112,10 @@ def generate(
     realism_strength: Annotated[float | None, typer.Option(help="img2img strength of the realism pass.")] = None,
     executor: Annotated[str, typer.Option(help="local or ray.")] = "local",
     address: Annotated[str | None, typer.Option(help="Ray cluster address (with --executor ray).")] = None,
+    upload: Annotated[
+        str | None,
+        typer.Option(help="Also put every file to this fsspec URL (s3://bucket/prefix, gs://..., file:///path)."),
+    ] = None,
     config_file: Annotated[
         Path | None,
         typer.Option("--config", help="YAML or TOML file of these options (flags given here override it)."),
@@ -183,9 +187,17 @@ def generate(
         realism=_realism_config(given),
     )
     if dry_run:
-        typer.echo(configfile.format_plan(config, configfile.dry_run(config, out), out))
+        typer.echo(configfile.format_plan(config, configfile.dry_run(config, out, upload=given["upload"]), out))
         return
-    summary = run(config, out, workers=workers, executor=executor, address=given["address"], progress=not quiet)
+    summary = run(
+        config,
+        out,
+        workers=workers,
+        executor=executor,
+        address=given["address"],
+        progress=not quiet,
+        upload=given["upload"],
+    )
     if verbose and not quiet:
         for task, counts in sorted(summary.per_task.items()):
             phases = ", ".join(f"{k} {v:.1f} s" for k, v in sorted(counts.items()) if k not in ("instances", "images"))

@@ -40,12 +40,13 @@ KEYS: dict[str, str] = {
     "realism_strength": "a number",
     "executor": "local or ray",
     "address": "a Ray address",
+    "upload": "an fsspec URL, e.g. s3://bucket/prefix",
     "quiet": "true or false",
     "verbose": "true or false",
 }
 INTS = {"seed", "workers", "shard_size", "rewrite_max_calls", "realism_steps"}
 BOOLS = {"keep_video", "quiet", "verbose"}
-STRINGS = {"split", "renderer", "rewriter", "model", "base_url", "executor", "address", "realism"}
+STRINGS = {"split", "renderer", "rewriter", "model", "base_url", "executor", "address", "realism", "upload"}
 PATHS = {"out", "templates", "diffusion_model", "controlnet"}
 
 
@@ -181,9 +182,10 @@ class PlannedTask:
         return round(self.instances * self.images_per_instance)
 
 
-def dry_run(config: Any, out: Path | None, sample: int = 6) -> list[PlannedTask]:
+def dry_run(config: Any, out: Path | None, sample: int = 6, upload: str | None = None) -> list[PlannedTask]:
     """What ``generate`` would do, without writing anything. Images are estimated by asking (not rendering)
-    up to ``sample`` questions per task: the number of ``<image>`` slots is the number of images."""
+    up to ``sample`` questions per task: the number of ``<image>`` slots is the number of images. Shards missing
+    from ``out`` count as complete when ``upload`` holds them."""
     from mirforge.errors import Reject
     from mirforge.instance import IMAGE_SLOT
     from mirforge.pipeline import level_of
@@ -197,7 +199,7 @@ def dry_run(config: Any, out: Path | None, sample: int = 6) -> list[PlannedTask]
     resolve(",".join(config.tasks))
     manifest = None
     if out is not None and (Path(out) / MANIFEST).is_file():
-        manifest = Manifest(Path(out))
+        manifest = Manifest(Path(out), upload)
         manifest.begin(config.to_json())  # in memory only: raises if the folder holds a different config
     shards = plan(config)
     planned = []

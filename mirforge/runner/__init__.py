@@ -12,6 +12,7 @@ from tqdm import tqdm
 from mirforge.registry import resolve
 from mirforge.runner.plan import RunConfig, Shard, plan
 from mirforge.runner.store import Manifest, check_writable, remove_temporaries, write_mir
+from mirforge.runner.upload import check_upload
 from mirforge.runner.worker import ShardResult, frozen, task_for, task_settings
 from mirforge.templates import check_overrides
 
@@ -63,7 +64,7 @@ class Summary:
         return peaks
 
 
-def prepare(config: RunConfig, out: Path) -> tuple[Manifest, list[Shard], list[Shard]]:
+def prepare(config: RunConfig, out: Path, upload: str | None = None) -> tuple[Manifest, list[Shard], list[Shard]]:
     """Check everything that can be wrong with the input before a single file is written."""
     config.validate()
     resolve(",".join(config.tasks))
@@ -72,7 +73,9 @@ def prepare(config: RunConfig, out: Path) -> tuple[Manifest, list[Shard], list[S
     if config.templates is not None:
         check_overrides(Path(config.templates), list(config.tasks))
     check_writable(out)
-    manifest = Manifest(out)
+    if upload is not None:
+        upload = check_upload(upload)
+    manifest = Manifest(out, upload)
     manifest.begin(config.to_json())
     shards = plan(config)
     todo = [s for s in shards if not manifest.is_complete(config.split, s.path)]
@@ -87,8 +90,10 @@ def generate(
     executor: str = "local",
     address: str | None = None,
     progress: bool = True,
+    upload: str | None = None,
 ) -> Summary:
-    manifest, shards, todo = prepare(config, out)
+    """Generate a split into ``out``; with ``upload`` (an fsspec URL) every file is also put there."""
+    manifest, shards, todo = prepare(config, out, upload)
     out.mkdir(parents=True, exist_ok=True)
     remove_temporaries(out)
     manifest.save()
@@ -106,11 +111,11 @@ def generate(
         if executor == "local":
             from mirforge.runner.local import run_local
 
-            results = run_local(todo, config, str(out), workers, bar.update)
+            results = run_local(todo, config, str(out), workers, bar.update, manifest.upload)
         else:
             from mirforge.runner.ray_executor import run_ray
 
-            results = run_ray(todo, config, str(out), workers, address, bar.update)
+            results = run_ray(todo, config, str(out), workers, address, bar.update, manifest.upload)
         for result in results:
             manifest.record(config.split, result.shard.path, result.entry)
             manifest.save()

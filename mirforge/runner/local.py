@@ -25,7 +25,12 @@ def render_threads(workers: int) -> int:
 
 
 def run_local(
-    shards: list[Shard], config: RunConfig, root: str, workers: int, on_instance: Callable[[int], None]
+    shards: list[Shard],
+    config: RunConfig,
+    root: str,
+    workers: int,
+    on_instance: Callable[[int], None],
+    upload: str | None = None,
 ) -> Iterator[ShardResult]:
     ctx = mp.get_context("spawn")
     progress = ctx.SimpleQueue()
@@ -44,7 +49,7 @@ def run_local(
     threads = render_threads(workers) if workers > 1 else None
     pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=init_worker, initargs=(progress, threads))
     try:
-        pending = {pool.submit(run_shard, shard, config, root) for shard in shards}
+        pending = {pool.submit(run_shard, shard, config, root, upload) for shard in shards}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:

@@ -1,30 +1,28 @@
 """Ray executor: the same shard function as the local executor, one Ray task per shard.
 
 Output is byte-identical to the local executor's: a shard's bytes depend on the run config only. Shards write
-straight into the dataset folder, so on a cluster ``--out`` must be a path every node sees (NFS or similar);
-the driver keeps the manifest. Ray starts its workers by exec (not by forking the driver), and each worker
-creates its renderer lazily on its first shard, so no GL context crosses a process boundary.
+straight into the dataset folder, so on a cluster ``--out`` must be a path every node sees (NFS or similar), or
+the run has ``--upload URL``: every shard is also put to that URL, and a resume reads from there the shards its
+``--out`` lacks. The driver keeps the manifest. Ray starts its workers by exec (not by forking the driver), and
+each worker creates its renderer lazily on its first shard, so no GL context crosses a process boundary.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 
-from mirforge.errors import InputError
+from mirforge.ray_session import ray_session
 from mirforge.registry import load
 from mirforge.runner.local import render_threads
 from mirforge.runner.plan import RunConfig, Shard
 from mirforge.runner.worker import ShardResult, init_worker, run_shard
 
 
-def _shard_task(shard: Shard, config: RunConfig, root: str, threads: int | None) -> ShardResult:
+def _shard_task(shard: Shard, config: RunConfig, root: str, upload: str | None, threads: int | None) -> ShardResult:
     import ray
 
     init_worker(None, threads)
-    result = run_shard(shard, config, root)
+    result = run_shard(shard, config, root, upload)
     result.node = ray.get_runtime_context().get_node_id()  # several nodes may share a host
     return result
 
@@ -45,33 +43,14 @@ def run_ray(
     workers: int,
     address: str | None,
     on_instance: Callable[[int], None],
+    upload: str | None = None,
 ) -> Iterator[ShardResult]:
-    try:
-        import ray
-    except ImportError:
-        raise InputError("--executor ray needs the [ray] extra: pip install 'mirforge[ray]'") from None
-    temp_dir = None
-    started = not ray.is_initialized()
-    if started:
-        if address:
-            ray.init(address=address, log_to_driver=False)
-        else:  # a private single-node instance: loopback, no dashboard, its own temp folder, no auth token file
-            os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-            os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # the head would try to phone usage-stats.ray.io
-            temp_dir = tempfile.mkdtemp(prefix="mirforge-ray-", dir="/tmp")
-            ray.init(
-                num_cpus=workers,
-                include_dashboard=False,
-                log_to_driver=False,
-                _temp_dir=temp_dir,
-                _node_ip_address="127.0.0.1",
-            )
-    try:
+    with ray_session(workers, address) as ray:
         threads = render_threads(workers) if workers > 1 else None
         remote = ray.remote(max_retries=3)(_shard_task)
         has_gpus = ray.cluster_resources().get("GPU", 0) > 0
         pending = [
-            remote.options(**resources(shard.task, config, has_gpus)).remote(shard, config, root, threads)
+            remote.options(**resources(shard.task, config, has_gpus)).remote(shard, config, root, upload, threads)
             for shard in shards
         ]
         while pending:
@@ -79,8 +58,3 @@ def run_ray(
             result = ray.get(done[0])
             on_instance(result.instances)
             yield result
-    finally:
-        if started:
-            ray.shutdown()
-        if temp_dir:
-            shutil.rmtree(temp_dir, ignore_errors=True)

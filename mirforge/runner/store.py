@@ -2,7 +2,8 @@
 
 A dataset folder holds ``manifest.json``, ``instances/<task>/<split>/shard-NNNNN.jsonl``,
 ``images/<task>/<split>/NNNNNN-K.png`` and ``mir.json``. Every file appears under its final name only when
-complete (temporary name, fsync, rename), so a kill at any moment leaves nothing half-written.
+complete (temporary name, fsync, rename), so a kill at any moment leaves nothing half-written. With an upload
+URL (``--upload``) every file is also put there, and files missing from the folder are read from there.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import platform
 import socket
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from typing import Any
 from mirforge import __version__
 from mirforge.errors import InputError, MirforgeError
 from mirforge.instance import mir_view
+from mirforge.runner.upload import fetch, put
 
 MANIFEST = "manifest.json"
 TMP_MARK = ".tmp-"
@@ -78,10 +80,10 @@ def digest(blobs: Iterable[bytes]) -> str:
     return h.hexdigest()
 
 
-def images_digest(root: Path, images: list[str]) -> str | None:
-    """The digest of a shard's images as they are on disk, or None if any is missing."""
+def images_digest(read: Callable[[str], bytes], images: list[str]) -> str | None:
+    """The digest of a shard's images as ``read`` finds them, or None if any is missing."""
     try:
-        return digest((root / rel).read_bytes() for rel in images)
+        return digest(read(rel) for rel in images)
     except FileNotFoundError:
         return None
 
@@ -124,10 +126,14 @@ def check_writable(out: Path) -> None:
 
 
 class Manifest:
-    """``manifest.json``: per split, the run config, and per shard its counts and checksums."""
+    """``manifest.json``: per split, the run config, and per shard its counts and checksums.
 
-    def __init__(self, root: Path):
+    ``upload`` is the URL the dataset is also put to (never recorded: it is where the bytes go, not what they are).
+    """
+
+    def __init__(self, root: Path, upload: str | None = None):
         self.root = root
+        self.upload = upload
         self.path = root / MANIFEST
         if self.path.is_file():
             try:
@@ -164,13 +170,23 @@ class Manifest:
         if entry is None:
             return False
         try:
-            data = (self.root / shard_path).read_bytes()
+            data = self.read(shard_path)
         except FileNotFoundError:
             return False
         if sha256(data) != entry["sha256"]:
             return False
         images = [img for line in data.splitlines() for img in json.loads(line)["images"]]
-        return images_digest(self.root, images) == entry["images_sha256"]
+        return images_digest(self.read, images) == entry["images_sha256"]
+
+    def read(self, rel: str) -> bytes:
+        """A file of the dataset: from the folder, else from the upload URL (a shard written on another node of a
+        cluster without shared storage). FileNotFoundError if neither has it."""
+        try:
+            return (self.root / rel).read_bytes()
+        except FileNotFoundError:
+            if self.upload is None:
+                raise
+            return fetch(self.upload, rel)
 
     def record(self, split: str, shard_path: str, entry: dict[str, Any]) -> None:
         self.data["splits"][split]["shards"][shard_path] = entry
@@ -183,7 +199,10 @@ class Manifest:
         shards = self.data["splits"]
         for split in shards.values():
             split["shards"] = dict(sorted(split["shards"].items()))
-        atomic_write(self.path, (json.dumps(self.data, indent=1, sort_keys=True) + "\n").encode())
+        data = (json.dumps(self.data, indent=1, sort_keys=True) + "\n").encode()
+        atomic_write(self.path, data)
+        if self.upload is not None:
+            put(self.upload, MANIFEST, data)
 
 
 def _now() -> str:
@@ -199,8 +218,12 @@ def write_mir(root: Path, manifest: Manifest) -> int:
     records = []
     for split_name in sorted(manifest.data["splits"]):
         for shard_path in manifest.data["splits"][split_name]["shards"]:
-            records += [mir_view(r) for r in read_shard(root / shard_path)]
-    atomic_write(root / "mir.json", (json.dumps(records, ensure_ascii=False, indent=1) + "\n").encode())
+            lines = manifest.read(shard_path).splitlines()
+            records += [mir_view(json.loads(line)) for line in lines if line.strip()]
+    data = (json.dumps(records, ensure_ascii=False, indent=1) + "\n").encode()
+    atomic_write(root / "mir.json", data)
+    if manifest.upload is not None:
+        put(manifest.upload, "mir.json", data)
     return len(records)
 
 

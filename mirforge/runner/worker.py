@@ -20,6 +20,7 @@ from mirforge.pipeline import generate_one
 from mirforge.registry import load
 from mirforge.runner.plan import RunConfig, Shard
 from mirforge.runner.store import atomic_write, digest, sha256
+from mirforge.runner.upload import put
 from mirforge.task import Task
 
 _progress: Any = None  # a queue the driver reads, one item per finished instance
@@ -86,10 +87,17 @@ def use_renderer(config: RunConfig) -> None:
     os.environ["MIRFORGE_RENDERER"] = config.renderer
 
 
-def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
+def run_shard(shard: Shard, config: RunConfig, root: str, upload: str | None = None) -> ShardResult:
+    """Generate one shard into the folder ``root`` (and put each file to ``upload`` too); the jsonl comes last."""
     started = time.time()
     use_renderer(config)
     out = Path(root)
+
+    def save(rel: str, data: bytes) -> None:
+        atomic_write(out / rel, data, durable=False)
+        if upload is not None:
+            put(upload, rel, data)
+
     task = task_for(shard.task, frozen(task_settings(config, shard.task)))
     spec = config.spec(out)
     lines, images = [], []
@@ -107,9 +115,9 @@ def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
             )
         t1 = time.perf_counter()
         for rel, data in zip(generated.instance.images, generated.images, strict=True):
-            atomic_write(out / rel, data, durable=False)
+            save(rel, data)
         for k, data in enumerate(generated.videos):
-            atomic_write(out / f"videos/{shard.task}/{shard.split}/{index:06d}-{k}.mp4", data, durable=False)
+            save(f"videos/{shard.task}/{shard.split}/{index:06d}-{k}.mp4", data)
         lines.append(line)
         images += generated.images
         timings.update(generated.timings)
@@ -120,7 +128,7 @@ def run_shard(shard: Shard, config: RunConfig, root: str) -> ShardResult:
             _progress.put(1)
     t2 = time.perf_counter()
     data = ("\n".join(lines) + "\n").encode()
-    atomic_write(out / shard.path, data, durable=False)
+    save(shard.path, data)
     timings["write"] += time.perf_counter() - t2
     entry = {
         "task": shard.task,
