@@ -6,7 +6,7 @@ import pytest
 
 from mirforge.errors import InputError, Reject
 
-from conftest import ask_only, make_task
+from conftest import accepted, ask_only, make_task
 
 
 @pytest.fixture(scope="module")
@@ -77,3 +77,23 @@ def test_options_share_one_form_so_text_alone_does_not_tell(task):
     assert 0.35 <= answer_forms.count("count") / len(answer_forms) <= 0.65
     for name, score in heuristics(records).items():
         assert score <= 35.0, (name, score)  # chance 25; the shortcut scored up to 60
+
+
+def test_scenes_do_not_share_pictures(task):
+    """Box place, lid, label, item size, blocks and colour shifts vary per scene: over 200 accepted instances no
+    image is byte-identical to another instance's and no two image sets look alike at thumbnail scale (the audit's
+    near-duplicate key). A fixed box, label and plan drawing reused about a fifth of the YES panels."""
+    import hashlib
+
+    from mirforge.audit import thumb_hash
+
+    owners: dict[str, set[int]] = {}
+    looks = set()
+    for i in range(200):
+        _, _, rendered = accepted(task, i, seed=1)
+        for image in rendered.images:
+            owners.setdefault(hashlib.sha256(image.tobytes()).hexdigest(), set()).add(i)
+        looks.add(tuple(sorted(thumb_hash(image) for image in rendered.images)))
+    shared = sorted({i for users in owners.values() if len(users) > 1 for i in users})
+    assert shared == [], f"{len(shared)} instances share an image, e.g. {shared[:6]}"
+    assert len(looks) == 200, f"{200 - len(looks)} near-identical image sets"

@@ -17,6 +17,12 @@ pictures. The label's stated values are text in the picture and travel in the qu
 the verifier needs is measured from the pixels: items are counted and their colours read from the BUT panel,
 block colours are read bottom to top from both panels, and the verifier keeps the one claim that is a
 contradiction of what it measured.
+
+Incidental appearance is drawn per scene (``Look``) so that no two scenes share a picture: where the box (or the
+plan board) stands and the table top, the item size, where the label sits on the box, where and at what angle the
+lifted lid lies, the tower's block size and place and the floor line, and small shifts of the wall, table, box
+and board colours around their named values. None of it is in the text or decides an answer; the item and block
+colours stay the exact palette colours the verifier reads.
 """
 
 from __future__ import annotations
@@ -37,7 +43,6 @@ TABLE_COLORS = {"wooden": (200, 160, 110), "white": (240, 240, 236), "dark": (90
 ITEMS = ("ball", "marble", "sweet")
 KINDS = ("count", "colour", "order")
 ORDINALS = ("bottom", "second", "third", "fourth", "fifth")
-ITEM_R = 15
 BG = (246, 244, 238)
 
 
@@ -55,6 +60,22 @@ class YesButConfig(TaskConfig):
 
 
 @dataclass(frozen=True)
+class Look:
+    """How a scene looks beyond its facts (see the module docstring); the same box and room in both panels."""
+
+    wall: tuple[int, int, int]  # wall colour, a small shift of BG
+    table: tuple[int, int, int]  # table (or floor) colour, a small shift of the named one
+    box: tuple[int, int, int]  # box (or plan board) colour, a small shift of the named one
+    shift: tuple[int, int]  # offset of the box or the plan board from the panel's reference place
+    table_top: int  # y of the table top (or of the floor under the tower)
+    item_r: int  # item radius in pixels
+    label: tuple[int, int]  # label offset on the box front
+    lid: tuple[int, int, int]  # lifted lid: offset from its reference place and tilt in degrees
+    plan_block: tuple[int, int, int]  # plan blocks: width, height, x offset on the board
+    tower_block: tuple[int, int, int]  # built blocks: width, height, x offset from the panel centre
+
+
+@dataclass(frozen=True)
 class Scene:
     kind: str
     item: str
@@ -68,6 +89,7 @@ class Scene:
     tower: tuple[str, ...]
     layout: tuple[tuple[int, int], ...]  # item centres in the BUT panel
     gaps: tuple[int, ...]  # shortfalls a count claim may state (the true one, if the box holds fewer, among them)
+    look: Look
 
 
 class YesBut(Task):
@@ -106,7 +128,10 @@ class YesBut(Task):
             t = list(plan)
             t[i], t[j] = t[j], t[i]
             tower = tuple(t)
-        layout = _layout(rng, actual_count) if kind != "order" else ()
+        box_color = list(BOX_COLORS)[int(rng.integers(len(BOX_COLORS)))]
+        table_color = list(TABLE_COLORS)[int(rng.integers(len(TABLE_COLORS)))]
+        look = _look(rng, kind, box_color, table_color)
+        layout = _layout(rng, actual_count, look.shift) if kind != "order" else ()
         return Scene(
             kind=kind,
             item=ITEMS[int(rng.integers(len(ITEMS)))],
@@ -114,12 +139,13 @@ class YesBut(Task):
             label_color=label_color,
             actual_count=actual_count,
             actual_color=actual_color,
-            box_color=list(BOX_COLORS)[int(rng.integers(len(BOX_COLORS)))],
-            table_color=list(TABLE_COLORS)[int(rng.integers(len(TABLE_COLORS)))],
+            box_color=box_color,
+            table_color=table_color,
             plan=plan,
             tower=tower,
             layout=layout,
             gaps=gaps,
+            look=look,
         )
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
@@ -309,24 +335,51 @@ def _why(claim: dict[str, Any], m: dict[str, Any], label: dict[str, Any]) -> str
 
 
 # -- drawing and measuring ------------------------------------------------------------------------------------
-def _layout(rng: np.random.Generator, n: int) -> tuple[tuple[int, int], ...]:
-    """Item centres inside the open box (x 104-344, y 210-350), on a jittered grid so items never touch."""
+def _jitter(rng: np.random.Generator, rgb: tuple[int, ...], by: int) -> tuple[int, int, int]:
+    r, g, b = (int(np.clip(c + int(rng.integers(-by, by + 1)), 0, 255)) for c in rgb)
+    return r, g, b
+
+
+def _look(rng: np.random.Generator, kind: str, box_color: str, table_color: str) -> Look:
+    """Incidental appearance; every range keeps each part inside the panel and clear of the title."""
+    wall = _jitter(rng, BG, 8)
+    if kind == "order":
+        table = _jitter(rng, (170, 160, 150), 14)  # the floor under the tower
+        board = _jitter(rng, (70, 60, 50), 14)
+        shift = (int(rng.integers(-40, 41)), int(rng.integers(-12, 17)))
+        plan_block = (int(rng.integers(64, 101)), int(rng.integers(40, 49)), int(rng.integers(-40, 41)))
+        tower_block = (int(rng.integers(110, 151)), int(rng.integers(50, 63)), int(rng.integers(-70, 71)))
+        return Look(
+            wall, table, board, shift, int(rng.integers(388, 417)), 0, (0, 0), (0, 0, 0), plan_block, tower_block
+        )
+    table = _jitter(rng, TABLE_COLORS[table_color], 12)
+    box = _jitter(rng, BOX_COLORS[box_color], 12)
+    shift = (int(rng.integers(-40, 41)), int(rng.integers(-30, 51)))
+    table_top = 370 + shift[1] - int(rng.integers(24, 91))
+    label = (int(rng.integers(-24, 25)), int(rng.integers(-8, 9)))
+    lid = (int(rng.integers(-16, 17)), int(rng.integers(-10, 11)), int(rng.integers(-6, 7)))
+    return Look(wall, table, box, shift, table_top, int(rng.integers(13, 17)), label, lid, (0, 0, 0), (0, 0, 0))
+
+
+def _layout(rng: np.random.Generator, n: int, shift: tuple[int, int]) -> tuple[tuple[int, int], ...]:
+    """Item centres inside the open box (x 104-344, y 210-350 before the box's shift), on a jittered grid so items
+    of radius 16 or less never touch."""
     cols, rows = 5, 3
     cells = [(c, r) for r in range(rows) for c in range(cols)]
     chosen = [cells[int(i)] for i in rng.permutation(len(cells))[:n]]
     out = []
     for c, r in chosen:
-        x = 124 + c * 50 + int(rng.integers(-6, 7))
-        y = 232 + r * 46 + int(rng.integers(-5, 6))
+        x = 124 + c * 50 + int(rng.integers(-6, 7)) + shift[0]
+        y = 232 + r * 46 + int(rng.integers(-5, 6)) + shift[1]
         out.append((x, y))
     return tuple(out)
 
 
-def _panel(size: int, title: str, table: str | None) -> np.ndarray:
+def _panel(size: int, title: str, look: Look, table_top: int | None) -> np.ndarray:
     img = np.empty((size, size, 3), dtype=np.uint8)
-    img[:] = BG
-    if table is not None:
-        img[330:] = TABLE_COLORS[table]
+    img[:] = look.wall
+    if table_top is not None:
+        img[table_top:] = look.table
     cv2.rectangle(img, (0, 0), (size - 1, size - 1), (40, 40, 40), 3)
     cv2.putText(img, title, (20, 52), cv2.FONT_HERSHEY_DUPLEX, 1.5, (30, 30, 30), 3, cv2.LINE_AA)
     return img
@@ -337,34 +390,48 @@ def _box(mask: np.ndarray, value: int) -> list[int]:
     return [int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1]
 
 
+def _shade(rgb: tuple[int, ...], f: float) -> tuple[int, ...]:
+    return tuple(int(c * f) for c in rgb)
+
+
 def _draw_closed_box(size: int, scene: Scene) -> tuple[np.ndarray, np.ndarray, list]:
-    img = _panel(size, "YES", scene.table_color)
-    box = BOX_COLORS[scene.box_color]
-    cv2.rectangle(img, (84, 190), (364, 370), box, -1)
-    cv2.rectangle(img, (74, 170), (374, 200), tuple(int(c * 0.75) for c in box), -1)  # lid
-    cv2.rectangle(img, (120, 238), (328, 330), (252, 252, 250), -1)
-    cv2.rectangle(img, (120, 238), (328, 330), (60, 60, 60), 2)
+    look = scene.look
+    (dx, dy), (lx, ly) = look.shift, look.label
+    img = _panel(size, "YES", look, look.table_top)
+    cv2.rectangle(img, (84 + dx, 190 + dy), (364 + dx, 370 + dy), look.box, -1)
+    cv2.rectangle(img, (74 + dx, 170 + dy), (374 + dx, 200 + dy), _shade(look.box, 0.75), -1)  # lid
+    x0, y0, x1, y1 = 120 + dx + lx, 238 + dy + ly, 328 + dx + lx, 330 + dy + ly
+    cv2.rectangle(img, (x0, y0), (x1, y1), (252, 252, 250), -1)
+    cv2.rectangle(img, (x0, y0), (x1, y1), (60, 60, 60), 2)
     text1 = f"{scene.label_count} {scene.label_color.upper()}"
     text2 = f"{scene.item.upper()}S"
-    for t, y in ((text1, 278), (text2, 316)):
+    for t, y in ((text1, y0 + 40), (text2, y0 + 78)):
         (w, _), _ = cv2.getTextSize(t, cv2.FONT_HERSHEY_DUPLEX, 0.9, 2)
-        cv2.putText(img, t, (224 - w // 2, y), cv2.FONT_HERSHEY_DUPLEX, 0.9, (20, 20, 20), 2, cv2.LINE_AA)
-    return img, np.zeros((size, size), np.uint8), [("box", [74, 170, 375, 371]), ("label", [120, 238, 329, 331])]
+        cv2.putText(img, t, ((x0 + x1) // 2 - w // 2, y), cv2.FONT_HERSHEY_DUPLEX, 0.9, (20, 20, 20), 2, cv2.LINE_AA)
+    regions = [("box", [74 + dx, 170 + dy, 375 + dx, 371 + dy]), ("label", [x0, y0, x1 + 1, y1 + 1])]
+    return img, np.zeros((size, size), np.uint8), regions
 
 
 def _draw_open_box(size: int, scene: Scene) -> tuple[np.ndarray, np.ndarray, list]:
-    img = _panel(size, "BUT", scene.table_color)
+    look = scene.look
+    (dx, dy), (ldx, ldy, tilt), r = look.shift, look.lid, look.item_r
+    img = _panel(size, "BUT", look, look.table_top)
     mask = np.zeros((size, size), np.uint8)
-    box = BOX_COLORS[scene.box_color]
-    cv2.rectangle(img, (84, 190), (364, 370), box, -1)
-    cv2.rectangle(img, (96, 202), (352, 360), tuple(int(c * 0.55) for c in box), -1)  # inside of the box
-    cv2.rectangle(img, (60, 120), (388, 150), tuple(int(c * 0.75) for c in box), -1)  # lid, lifted
+    cv2.rectangle(img, (84 + dx, 190 + dy), (364 + dx, 370 + dy), look.box, -1)
+    cv2.rectangle(img, (96 + dx, 202 + dy), (352 + dx, 360 + dy), _shade(look.box, 0.55), -1)  # inside of the box
+    centre = (224.0 + dx + ldx, 135.0 + dy + ldy)  # lid, lifted and a little tilted
+    corners = cv2.boxPoints((centre, (328.0, 30.0), float(tilt)))
+    corners = np.clip(np.round(corners), 4, size - 5).astype(np.int32)
+    cv2.fillConvexPoly(img, corners, _shade(look.box, 0.75), lineType=cv2.LINE_AA)
     color = COLORS[scene.actual_color]
+    glint = tuple(min(255, c + 70) for c in color)
     for i, (x, y) in enumerate(scene.layout, start=1):
-        cv2.circle(img, (x, y), ITEM_R, color, -1, lineType=cv2.LINE_AA)
-        cv2.circle(img, (x - 5, y - 5), 4, tuple(min(255, c + 70) for c in color), -1, lineType=cv2.LINE_AA)
-        cv2.circle(mask, (x, y), ITEM_R - 1, i, -1)
-    regions = [("box", [60, 120, 389, 371])]
+        cv2.circle(img, (x, y), r, color, -1, lineType=cv2.LINE_AA)
+        cv2.circle(img, (x - r // 3, y - r // 3), max(3, r // 4), glint, -1, lineType=cv2.LINE_AA)
+        cv2.circle(mask, (x, y), r - 1, i, -1)
+    top = min(int(corners[:, 1].min()), 190 + dy)
+    box = [min(int(corners[:, 0].min()), 84 + dx), top, max(int(corners[:, 0].max()) + 1, 365 + dx), 371 + dy]
+    regions = [("box", box)]
     regions += [(f"{scene.item} {i}", _box(mask, i)) for i in range(1, len(scene.layout) + 1)]
     return img, mask, regions
 
@@ -384,23 +451,29 @@ def _draw_stack(img: np.ndarray, mask: np.ndarray, colors: tuple[str, ...], rect
 
 
 def _draw_plan(size: int, scene: Scene) -> tuple[np.ndarray, np.ndarray, list]:
-    img = _panel(size, "YES", None)
+    look = scene.look
+    (dx, dy), (w, h, bx) = look.shift, look.plan_block
+    img = _panel(size, "YES", look, None)
     mask = np.zeros((size, size), np.uint8)
-    cv2.rectangle(img, (90, 80), (358, 420), (70, 60, 50), -1)
-    cv2.rectangle(img, (102, 92), (346, 408), (252, 252, 248), -1)
-    cv2.putText(img, "PLAN", (180, 130), cv2.FONT_HERSHEY_DUPLEX, 1.0, (30, 30, 30), 2, cv2.LINE_AA)
-    rects = _block_rects(len(scene.plan), 184, 80, 390, 48)
-    regions = [("plan", [90, 80, 359, 421])] + _draw_stack(img, mask, scene.plan, rects)
+    cv2.rectangle(img, (90 + dx, 80 + dy), (358 + dx, 420 + dy), look.box, -1)
+    cv2.rectangle(img, (102 + dx, 92 + dy), (346 + dx, 408 + dy), (252, 252, 248), -1)
+    cv2.circle(img, (224 + dx, 86 + dy), 5, (200, 40, 40), -1, lineType=cv2.LINE_AA)  # the pin
+    cv2.putText(img, "PLAN", (180 + dx, 130 + dy), cv2.FONT_HERSHEY_DUPLEX, 1.0, (30, 30, 30), 2, cv2.LINE_AA)
+    rects = _block_rects(len(scene.plan), 224 + dx + bx - w // 2, w, 390 + dy, h)
+    regions = [("plan", [90 + dx, 80 + dy, 359 + dx, 421 + dy])] + _draw_stack(img, mask, scene.plan, rects)
     return img, mask, regions
 
 
 def _draw_tower(size: int, scene: Scene) -> tuple[np.ndarray, np.ndarray, list]:
-    img = _panel(size, "BUT", None)
-    img[400:] = (170, 160, 150)
+    look = scene.look
+    w, h, tx = look.tower_block
+    floor = look.table_top
+    img = _panel(size, "BUT", look, floor)
     mask = np.zeros((size, size), np.uint8)
-    rects = _block_rects(len(scene.tower), 154, 140, 400, 60)
-    regions = [("tower", [154, 400 - 60 * len(scene.tower), 294, 400])] + _draw_stack(img, mask, scene.tower, rects)
-    return img, mask, regions
+    x0 = 224 + tx - w // 2
+    rects = _block_rects(len(scene.tower), x0, w, floor, h)
+    regions = [("tower", [x0, floor - h * len(scene.tower), x0 + w, floor])]
+    return img, mask, regions + _draw_stack(img, mask, scene.tower, rects)
 
 
 def _read_stack(img: np.ndarray, mask: np.ndarray, n: int) -> list[str]:
