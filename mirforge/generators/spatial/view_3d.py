@@ -129,9 +129,7 @@ class View3D(Task):
         measured = {
             "front_x": {n: _cols(front, i) if shown(front, i) else None for i, n in enumerate(names)},
             "side_y": {n: _cols(side, i) if shown(side, i) else None for i, n in enumerate(names)},
-            "top_xy": [
-                {n: [_cols(top, i), _flipped_rows(top, i, size)] for i, n in enumerate(names)} for top in tops
-            ],
+            "top_xy": [{n: [_cols(top, i), _flipped_rows(top, i, size)] for i, n in enumerate(names)} for top in tops],
         }
         return Rendered(images=[front.rgb, side.rgb, *(t.rgb for t in tops)], measured=measured, regions=regions)
 
