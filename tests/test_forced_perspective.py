@@ -6,6 +6,7 @@ import copy
 import math
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from mirforge import LETTERS
@@ -149,3 +150,17 @@ def test_option_gap_must_fit_the_options():
     with pytest.raises(InputError, match="forced_perspective.option_gap.*at most 1.74 with 4 options"):
         make_task("forced_perspective", option_gap="1.8,1.4,1.25")
     make_task("forced_perspective", option_gap="1.4,1.4,1.25", n_options=5)
+
+
+def test_min_height_must_leave_room_for_every_option():
+    with pytest.raises(InputError, match="forced_perspective.min_height_px.*between 40 and 68"):
+        make_task("forced_perspective", min_height_px=100)
+
+
+def test_large_apparent_ratios_are_drawn_as_often_as_small_ones():
+    """A set of options is kept until a chain can be photographed for it: rejecting sets whose apparent-size ratio
+    is hard to picture (very unequal pixel heights) would make those rarer, a cue for a text-only guesser."""
+    task = make_task("forced_perspective", misleading="1,1,1")  # the hardest shots to place
+    for i in range(90):
+        rng = np.random.default_rng(i)
+        task.sample(rng, 1 + i % 3)  # never rejects

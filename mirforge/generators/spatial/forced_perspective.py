@@ -10,7 +10,7 @@ Only the chain answers it: in each image the real height ratio is (pixel height 
 other's, and the ratios multiply along the chain.
 
 The options are height ratios, 25% or more apart (``option_gap``): the true ratio, the apparent-size answer (pixel
-heights compared across the first and the last image), and ratios that might come from a mistake along the chain,
+heights compared across the first and the last image), and other ratios of the same kind (random, not computed),
 one of the options offered with its inverse (the answer as often as its fair share). A text-only guesser must not
 tell them apart, so every option's ratio is drawn the same way (sizes spread over [sqrt(gap), MAX_RATIO] and handed
 to the kinds at random, directions by coin flip) and the scene is built to match: the chain's heights are pinned to
@@ -43,7 +43,8 @@ MAX_LINK_RATIO = 3.2  # real height ratio of the two objects of one image, at mo
 MAX_RATIO = 4.0  # every option's ratio lies between 1 / MAX_RATIO and MAX_RATIO (pixel heights can show it)
 MAX_PX = 300.0  # tallest an object may look in an image
 SAME = math.log(1.1)  # ratios within 10% of 1 read "about the same height"
-SHOT_TRIES = 25  # placements tried per image before the scene is redrawn
+SHOT_TRIES = 25  # placements tried per image before the chain is drawn again
+CHAIN_TRIES = 10  # chains (items, heights, shots) tried for one set of options before the options are drawn again
 CAM_Y = -8.0  # cameras stand here and look along +y, so objects up to 24 units away stay on the 40 x 40 ground
 
 
@@ -88,13 +89,12 @@ class ForcedPerspectiveConfig(TaskConfig):
     images_per_level: tuple[int, ...] = (3, 4, 6)  # chain links; the chain has one more object than images
     option_gap: tuple[float, ...] = (1.6, 1.4, 1.25)  # per level: options differ by at least this factor
     misleading: tuple[float, ...] = (0.5, 0.7, 0.85)  # per level: share of images where the smaller looks bigger
-    size_jitter: float = 0.15  # neighbouring heights differ by at most MAX_LINK_RATIO ** (1 / (1 + size_jitter))
+    size_jitter: float = 0.15  # link ratios drawn within MAX_LINK_RATIO ** (1 / (1 + size_jitter)), then shifted
     min_height_px: int = 60
     max_tries: int = 100
 
     def validate(self) -> None:
         super().validate()
-        ensure(self.n_options <= 5, "n_options", f"at most 5 (the options' ratios must fit within {MAX_RATIO:g}x)")
         for field_name in ("images_per_level", "option_gap", "misleading"):
             ensure(len(getattr(self, field_name)) == 3, field_name, "needs one value per level (3 values)")
         ensure(
@@ -113,7 +113,13 @@ class ForcedPerspectiveConfig(TaskConfig):
         )
         ensure(all(0 <= m <= 1 for m in self.misleading), "misleading", "shares must be between 0 and 1")
         ensure(0 <= self.size_jitter < 0.5, "size_jitter", "must be in [0, 0.5)")
-        ensure(40 <= self.min_height_px <= 150, "min_height_px", "must be between 40 and 150")
+        tallest = int(MAX_PX / MAX_RATIO / 1.1)
+        ensure(
+            40 <= self.min_height_px <= tallest,
+            "min_height_px",
+            f"must be between 40 and {tallest} (the apparent-size option needs one object up to {MAX_RATIO:g} times "
+            f"taller than another within {MAX_PX:g} px)",
+        )
 
 
 @dataclass(frozen=True)
@@ -162,35 +168,34 @@ class ForcedPerspective(Task):
         n = k["n_images"]
         plan = _option_plan(rng, self.config.n_options, k["option_gap"])
         (_, truth), (_, apparent) = plan[:2]
-        items = _chain(rng, n + 1)
-        heights = _heights(rng, n + 1, truth, self.config.size_jitter)
-        shots = self._shots(rng, items, heights, apparent, k["misleading"])
-        return Scene(tuple(it.noun for it in items), heights, shots, float(k["option_gap"]), plan)
+        why = "no chain"
+        for _ in range(CHAIN_TRIES):  # a chain that cannot be photographed is drawn again with the same options:
+            try:  # rejecting the options instead would make some (a large apparent ratio) rarer than others
+                items = _chain(rng, n + 1)
+                heights = _heights(rng, n + 1, truth, self.config.size_jitter)
+                shots = self._shots(rng, items, heights, apparent, k["misleading"])
+                return Scene(tuple(it.noun for it in items), heights, shots, float(k["option_gap"]), plan)
+            except Reject as exc:
+                why = str(exc)
+        raise Reject(why)
 
     def _shots(
         self, rng: np.random.Generator, items: list[Item], heights: tuple[float, ...], apparent: float, share: float
     ) -> tuple[Shot, ...]:
         """One shot per link; the first object in the first shot and the last in the last are pinned to pixel
-        heights ``apparent`` apart. A chain that cannot be photographed is drawn again with the same options:
-        rejecting the options instead would make some (a large apparent ratio) rarer than others."""
+        heights ``apparent`` apart (``validate`` keeps MAX_RATIO within the pixel range)."""
         lo, hi = self.px_range
-        why = "no shots"
-        for _ in range(SHOT_TRIES):
-            first_px = float(rng.uniform(max(lo, lo / apparent), min(hi, hi / apparent)))
-            try:
-                return tuple(
-                    self._retry_shot(
-                        rng,
-                        (items[i], items[i + 1]),
-                        (heights[i], heights[i + 1]),
-                        share,
-                        (0, first_px) if i == 0 else (1, apparent * first_px) if i == len(items) - 2 else None,
-                    )
-                    for i in range(len(items) - 1)
-                )
-            except Reject as exc:
-                why = str(exc)
-        raise Reject(why)
+        first_px = float(rng.uniform(max(lo, lo / apparent), min(hi, hi / apparent)))
+        return tuple(
+            self._retry_shot(
+                rng,
+                (items[i], items[i + 1]),
+                (heights[i], heights[i + 1]),
+                share,
+                (0, first_px) if i == 0 else (1, apparent * first_px) if i == len(items) - 2 else None,
+            )
+            for i in range(len(items) - 1)
+        )
 
     @property
     def px_range(self) -> tuple[float, float]:
@@ -227,16 +232,25 @@ class ForcedPerspective(Task):
         size, f = self.image_size, self.focal
         big = 0 if cm[0] >= cm[1] else 1
         misleading = bool(rng.uniform() < misleading_share) and abs(math.log(cm[0] / cm[1])) > SAME
-        # r: pixel height of the smaller object over the bigger one's, above 1 when the smaller stands nearer
-        r_lo, r_hi = (1.15, 1.8) if misleading else (0.9 * cm[1 - big] / cm[big], 2.0 * cm[1 - big] / cm[big])
         lo, hi = self.px_range
-        if fixed is not None:  # only the ratios that keep the other object's pixel height in range
+
+        def ratios(misleading: bool) -> tuple[float, float]:
+            """Range of r, the smaller object's pixel height over the bigger one's (above 1: it stands nearer),
+            narrowed to keep the other object's pixel height in range when one is pinned."""
+            r_lo, r_hi = (1.15, 1.8) if misleading else (0.9 * cm[1 - big] / cm[big], 2.0 * cm[1 - big] / cm[big])
+            if fixed is None:
+                return r_lo, r_hi
             pinned, p = fixed
-            r_lo, r_hi = (
-                (max(r_lo, lo / p), min(r_hi, hi / p)) if pinned == big else (max(r_lo, p / hi), min(r_hi, p / lo))
-            )
-            if r_lo >= r_hi:
-                raise Reject("an object would look too small or too large")
+            if pinned == big:
+                return max(r_lo, lo / p), min(r_hi, hi / p)
+            return max(r_lo, p / hi), min(r_hi, p / lo)
+
+        r_lo, r_hi = ratios(misleading)
+        if misleading and r_lo >= r_hi:  # a pinned object near the pixel limits cannot mislead here
+            misleading = False
+            r_lo, r_hi = ratios(False)
+        if r_lo >= r_hi:
+            raise Reject("an object would look too small or too large")
         r = float(rng.uniform(r_lo, r_hi))
         pinned, pinned_px = fixed or (1 - big if r >= 1 else big, float(rng.uniform(90, 160)))  # or the bigger-looking
         px = [0.0, 0.0]
@@ -412,7 +426,8 @@ def _side_by_side(widths: list[float], left: int, shares: np.ndarray, size: int,
 
 def _chain(rng: np.random.Generator, n: int) -> list[Item]:
     """A random walk of ``n`` different catalogue items with different colours, neighbours at most
-    ``MAX_LINK_RATIO / 1.3`` apart in catalogue height (the jitter may widen it). The two ends are narrow items:
+    ``MAX_LINK_RATIO / 1.3`` apart in catalogue height (plausible proportions in a picture; the real heights are
+    drawn separately). The two ends are narrow items:
     they carry the apparent-size option, and up to ``MAX_RATIO`` times taller than the other in pixels a wide
     item would not fit beside its neighbour."""
     limit = math.log(MAX_LINK_RATIO / 1.3)
@@ -465,7 +480,7 @@ def _option_plan(rng: np.random.Generator, n_options: int, gap: float) -> list[t
     paired = n_options >= 4
     m = n_options - paired
     step, floor = math.log(gap), math.log(gap) / 2
-    slack = math.log(MAX_RATIO) - floor - (m - 1) * step
+    slack = max(0.0, math.log(MAX_RATIO) - floor - (m - 1) * step)  # validate() keeps it >= 0 up to rounding
     sizes = floor + np.sort(rng.uniform(0, slack, m)) + step * np.arange(m)
     sizes = sizes[rng.permutation(m)]
     signs = rng.choice([-1.0, 1.0], m)
