@@ -2,8 +2,9 @@
 
 A dataset folder holds ``manifest.json``, ``instances/<task>/<split>/shard-NNNNN.jsonl``,
 ``images/<task>/<split>/NNNNNN-K.png`` and ``mir.json``. Every file appears under its final name only when
-complete (temporary name, fsync, rename), so a kill at any moment leaves nothing half-written. With an upload
-URL (``--upload``) every file is also put there, and files missing from the folder are read from there.
+complete (temporary name, then rename), so a kill at any moment leaves nothing half-written. A shard's files are
+flushed to the device together, before the manifest (itself flushed) records their checksums. With an upload URL
+(``--upload``) every file is also put there, and files missing from the folder are read from there.
 """
 
 from __future__ import annotations
@@ -46,9 +47,8 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Write ``path`` whole or not at all; a full disk or another OS failure is a one-line MirforgeError.
 
     ``durable`` flushes the file to the device before it takes its name, so it survives a power cut too. A
-    shard's images and jsonl skip that (an fsync per image cost more than writing it): the manifest holds their
-    digests and is written durably after them, so a file torn by a crash of the machine fails the completeness
-    check and its shard is made again."""
+    shard's files skip that (an fsync per image cost more than writing it): the worker flushes them all at once
+    before the manifest records their checksums."""
     tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -72,18 +72,22 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def digest(blobs: Iterable[bytes]) -> str:
-    """One digest over several files' bytes, in order."""
+def file_hash(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def digest(hashes: Iterable[bytes]) -> str:
+    """One digest over several files, from each file's ``file_hash`` in order."""
     h = hashlib.sha256()
-    for data in blobs:
-        h.update(hashlib.sha256(data).digest())
+    for file_digest in hashes:
+        h.update(file_digest)
     return h.hexdigest()
 
 
 def images_digest(read: Callable[[str], bytes], images: list[str]) -> str | None:
     """The digest of a shard's images as ``read`` finds them, or None if any is missing."""
     try:
-        return digest(read(rel) for rel in images)
+        return digest(file_hash(read(rel)) for rel in images)
     except FileNotFoundError:
         return None
 

@@ -19,7 +19,7 @@ from mirforge.instance import problems
 from mirforge.pipeline import generate_one
 from mirforge.registry import load
 from mirforge.runner.plan import RunConfig, Shard
-from mirforge.runner.store import atomic_write, digest, sha256
+from mirforge.runner.store import atomic_write, digest, file_hash, sha256
 from mirforge.runner.upload import put
 from mirforge.task import Task
 
@@ -100,7 +100,8 @@ def run_shard(shard: Shard, config: RunConfig, root: str, upload: str | None = N
 
     task = task_for(shard.task, frozen(task_settings(config, shard.task)))
     spec = config.spec(out)
-    lines, images = [], []
+    lines: list[str] = []
+    hashes: list[bytes] = []  # of the images, in order
     timings: Counter = Counter()
     rejections: Counter = Counter()
     for index in range(shard.start, shard.stop):
@@ -119,7 +120,7 @@ def run_shard(shard: Shard, config: RunConfig, root: str, upload: str | None = N
         for k, data in enumerate(generated.videos):
             save(f"videos/{shard.task}/{shard.split}/{index:06d}-{k}.mp4", data)
         lines.append(line)
-        images += generated.images
+        hashes += [file_hash(data) for data in generated.images]
         timings.update(generated.timings)
         timings["validate"] += t1 - t0
         timings["write"] += time.perf_counter() - t1
@@ -129,15 +130,16 @@ def run_shard(shard: Shard, config: RunConfig, root: str, upload: str | None = N
     t2 = time.perf_counter()
     data = ("\n".join(lines) + "\n").encode()
     save(shard.path, data)
+    os.sync()  # one flush of the shard's files before the driver's manifest says they are complete
     timings["write"] += time.perf_counter() - t2
     entry = {
         "task": shard.task,
         "start": shard.start,
         "stop": shard.stop,
         "instances": len(lines),
-        "images": len(images),
+        "images": len(hashes),
         "sha256": sha256(data),
-        "images_sha256": digest(images),
+        "images_sha256": digest(hashes),
         "rejections": dict(sorted(rejections.items())),
     }
     return ShardResult(
@@ -145,7 +147,7 @@ def run_shard(shard: Shard, config: RunConfig, root: str, upload: str | None = N
         entry,
         dict(timings),
         len(lines),
-        len(images),
+        len(hashes),
         node=socket.gethostname(),
         pid=os.getpid(),
         started=started,
