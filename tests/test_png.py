@@ -35,7 +35,11 @@ def test_same_pixels_same_bytes():
 
 @pytest.mark.parametrize(
     ("image", "message"),
-    [(np.zeros((4, 4, 3), np.float32), "uint8"), (np.zeros((4, 4, 2), np.uint8), "1, 3 or 4 channels")],
+    [
+        (np.zeros((4, 4, 3), np.float32), "uint8"),
+        (np.zeros((4, 4, 2), np.uint8), "1, 3 or 4 channels"),
+        (np.zeros((0, 4, 3), np.uint8), "at least one pixel"),
+    ],
 )
 def test_bad_images_are_named(image, message):
     with pytest.raises(ValueError, match=message):

@@ -3,7 +3,8 @@
 Rendered scenes are mostly flat colour, so the cost of PNG is not compression but libpng's per-row filter search:
 cv2 spends ~9 ms on a 448 x 448 image at compression level 1, PIL ~6 ms. Here every row uses the "up" filter
 (the difference to the row above, computed by numpy in one pass) and zlib level 1 compresses the result: ~2 ms,
-and files as small as cv2's. The bytes depend only on the pixels (and zlib), so a seed still gives the same files.
+and files as small as cv2's. The bytes depend only on the pixels and the zlib build (recorded in the manifest's
+versions), so a seed gives the same files.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ def encode_png(image: np.ndarray, level: int = 1) -> bytes:
     if pixels.ndim != 3 or pixels.shape[2] not in COLOR_TYPES:
         raise ValueError(f"PNG images must be H x W with 1, 3 or 4 channels, got shape {image.shape}")
     height, width, channels = pixels.shape
+    if height == 0 or width == 0:
+        raise ValueError(f"PNG images must have at least one pixel, got shape {image.shape}")
     rows = np.ascontiguousarray(pixels).reshape(height, width * channels)
     raw = np.empty((height, width * channels + 1), np.uint8)
     raw[:, 0] = UP

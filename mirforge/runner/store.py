@@ -17,6 +17,7 @@ import platform
 import socket
 import tempfile
 import time
+import zlib
 from collections.abc import Callable, Iterable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -93,7 +94,7 @@ def images_digest(read: Callable[[str], bytes], images: list[str]) -> str | None
 
 
 def package_versions() -> dict[str, str]:
-    found = {"python": platform.python_version(), "mirforge": __version__}
+    found = {"python": platform.python_version(), "mirforge": __version__, "zlib": zlib.ZLIB_RUNTIME_VERSION}
     for name in VERSIONED:
         try:
             found[name] = version(name)
