@@ -5,12 +5,14 @@
 
 Each (task, workers) cell runs ``--repeats`` fresh generations of ``--n`` instances into a temporary folder and
 reports the median. Rates are wall-clock, worker start-up included; the ms-per-image split comes from the workers'
-own timers (summed over workers, so it is CPU-side time per image, not wall time).
+own timers (summed over workers, so it is CPU-side time per image, not wall time); "rejected" is the time spent on
+attempts a task refused (in sample, ask, render or verify), which the other phases leave out.
 
 ``--mir-sample N`` also runs one generation of N instances in the proportions of ``--scale`` (MIR's per-task counts)
-on each of ``--mir-workers`` (default 2), ``--repeats`` times, and projects the full scale from the median: one run,
-so worker start-up and the task mix count as they would. Its "steady" rate leaves worker start-up out (first shard
-start to last shard end).
+on each of ``--mir-workers`` (default 2), ``--repeats`` times, and projects the full scale from the median run in two
+ways: linearly (wall time x full / sample, which counts worker start-up and the final tail once per sample-sized
+piece, so it overestimates) and as start-up once plus the full count at the steady rate (first shard start to last
+shard end). The manifest and mir.json writes at the end are in the wall time of both.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from mirforge.registry import resolve
 from mirforge.runner import Summary, generate
 from mirforge.runner.plan import RunConfig
 
-PHASES = ("sample", "render", "verify", "steps", "encode", "validate", "write")
+PHASES = ("sample", "render", "verify", "rejected", "steps", "encode", "validate", "write")
 
 
 def run_once(task: str, n: int, workers: int, seed: int) -> tuple[float, int, dict[str, float]]:
@@ -52,9 +54,9 @@ def mir_sample(scale: Path, total: int, repeats: int, worker_counts: list[int]) 
     print(f"\nMIR-proportioned sample of {scale}: {sum(n.values())} instances, median of {repeats} runs per row\n")
     print(
         "| workers | wall s (runs) | inst/s | img/s | steady inst/s | validate + write % | peak RSS/worker MiB "
-        "| projected full scale |"
+        "| projected full scale: linear | start-up once + steady |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     rates = {}
     for workers in worker_counts:
         runs = []
@@ -65,12 +67,13 @@ def mir_sample(scale: Path, total: int, repeats: int, worker_counts: list[int]) 
         done = summary.instances
         written = summary.timings.get("validate", 0.0) + summary.timings.get("write", 0.0)
         rates[workers] = (done / summary.seconds, steady_rate(summary))
+        once = summary.seconds - done / rates[workers][1] + full / rates[workers][1]
         print(
             f"| {workers} | {summary.seconds:.1f} ({', '.join(f'{r.seconds:.1f}' for r in runs)}) "
             f"| {done / summary.seconds:.2f} | {summary.images / summary.seconds:.1f} | {rates[workers][1]:.2f} "
             f"| {100 * written / sum(summary.timings.values()):.1f} | {max(summary.peak_rss_mb().values()):.0f} "
             f"| {full} instances, ~{summary.images * full / done:.0f} images: "
-            f"{summary.seconds * full / done / 60:.1f} min |"
+            f"{summary.seconds * full / done / 60:.1f} min | {once / 60:.1f} min |"
         )
     if 1 in rates and 2 in rates:
         wall, steady = (rates[2][i] / rates[1][i] for i in range(2))

@@ -70,26 +70,27 @@ def generate_one(task: Task, spec: RunSpec, index: int) -> Generated:
             rendered = task.render(scene, question)
             t2 = time.perf_counter()
             derived = task.verify(question, rendered)
-            timings["sample"] += t1 - t0
-            timings["render"] += t2 - t1
-            timings["verify"] += time.perf_counter() - t2
+            t3 = time.perf_counter()
             if derived != question.answer:
                 raise Reject("verifier disagrees")
             if spec.realism is not None and any(rendered.layers):
                 from mirforge.realism import apply_realism
 
-                t5 = time.perf_counter()
                 rendered = apply_realism(task, question, rendered, spec.realism, seed_value(seq) + attempt)
-                timings["realism"] += time.perf_counter() - t5
+                timings["realism"] += time.perf_counter() - t3
+            timings["sample"] += t1 - t0
+            timings["render"] += t2 - t1
+            timings["verify"] += t3 - t2
         except Reject as why:
             rejections[str(why)] += 1
+            timings["rejected"] += time.perf_counter() - t0  # the whole attempt, whatever stage refused it
             continue
-        t3 = time.perf_counter()
-        instance = assemble(task, spec, index, level, seq, attempt, scene, question, rendered, rng)
         t4 = time.perf_counter()
+        instance = assemble(task, spec, index, level, seq, attempt, scene, question, rendered, rng)
+        t5 = time.perf_counter()
         images = [encode_png(img) for img in rendered.images]
-        timings["steps"] += t4 - t3
-        timings["encode"] += time.perf_counter() - t4
+        timings["steps"] += t5 - t4
+        timings["encode"] += time.perf_counter() - t5
         return Generated(instance, images, rendered.videos, dict(timings), rejections)
     common = ", ".join(f"{why} ({n})" for why, n in rejections.most_common(3))
     raise MirforgeError(
