@@ -9,7 +9,7 @@ import pytest
 
 from mirforge.errors import InputError, Reject
 
-from conftest import ask_only, make_task
+from conftest import accepted, ask_only, make_task
 
 
 @pytest.fixture(scope="module")
@@ -74,25 +74,51 @@ def test_bad_config_names_the_field():
         make_task("image_puzzle", n_options=5)
 
 
-def test_arrangement_answer_is_not_the_centre_of_its_distractors(task):
-    """Near-miss arrangements must not all perturb the answer (which would make it the option closest to the
-    others): the answer is the centre (fewest adjacent swaps to the other options) only about 1 time in k."""
-    from itertools import combinations
+def _moves(keys, y):
+    """The tile moves that take arrangement ``y`` to each other option (w: position p gets the tile y shows at w[p])."""
+    return sorted(tuple(y.index(z[p]) for p in range(4)) for z in keys if z != y)
 
-    def swaps(a, b):
-        pos = {x: i for i, x in enumerate(b)}
-        p = [pos[x] for x in a]
-        return sum(p[i] > p[j] for i, j in combinations(range(len(p)), 2))
 
-    centre = n = 0
+ROW_SWAPS = [(0, 1, 3, 2), (1, 0, 2, 3), (1, 0, 3, 2)]  # bottom pair, top pair, both
+COLUMN_SWAPS = [(0, 3, 2, 1), (2, 1, 0, 3), (2, 3, 0, 1)]  # right pair, left pair, both
+
+
+def test_arrangement_options_stand_in_the_same_relation_to_each_other(task):
+    """Every option reaches the others by the same moves (the options are a coset of a group of moves), so no
+    option is the centre of the others or otherwise special; near misses swap neighbouring tiles, other
+    distractors displace every tile."""
+    seen = {"near_misses": set(), "other_cells": set()}
     for i in range(1200):
         scene, q = ask_only(task, i, seed=9)
-        if q.facts["kind"] != "arrangement" or scene.distractor_kind == "other_cells":
+        if q.facts["kind"] != "arrangement":
+            continue
+        keys = [tuple(k) for k in q.facts["keys"]]
+        moves = _moves(keys, keys[q.answer])
+        assert all(_moves(keys, y) == moves for y in keys), keys
+        if scene.distractor_kind == "near_misses":
+            assert moves in (ROW_SWAPS, COLUMN_SWAPS)
+            assert tuple(reversed(keys[q.answer])) not in keys  # never the reversal
+        else:
+            assert all(w[p] != p for w in moves for p in range(4))
+        seen[scene.distractor_kind].add(tuple(moves))
+    assert len(seen["near_misses"]) == 2 and len(seen["other_cells"]) == 4
+
+
+def test_verifier_rejections_do_not_single_out_the_arrangement_answer(task):
+    """The regression: with near misses drawn around the answer (a star of swaps), the verifier rejected the scenes
+    where a cheap swap (two bottom tiles on an even meadow) had been applied to the answer, so the accepted answer
+    was almost never the centre of the star and never a bottom swap of it, and a text-only classifier scored 33%
+    on a 400-instance split. Among accepted questions every option must still stand in the same relation to the
+    others."""
+    n = 0
+    for i in range(240):
+        if i % 3 == 1:  # level 2 has no arrangement questions
+            continue
+        _, q, _ = accepted(task, i, seed=11)
+        if q.facts["kind"] != "arrangement":
             continue
         n += 1
         keys = [tuple(k) for k in q.facts["keys"]]
-        spread = [sum(swaps(a, b) for b in keys) for a in keys]
-        centre += spread[q.answer] == min(spread) and spread.count(min(spread)) == 1
-        assert tuple(reversed(keys[q.answer])) not in keys  # near misses are one or two swaps, never the reversal
-    assert n >= 80
-    assert abs(centre / n - 1 / task.config.n_options) < 0.12, (centre, n)
+        moves = _moves(keys, keys[q.answer])
+        assert all(_moves(keys, y) == moves for y in keys), (i, keys, q.answer)
+    assert n >= 40

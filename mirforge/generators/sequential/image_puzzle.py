@@ -8,6 +8,8 @@ every grid cell) is rendered at high resolution and cut into a ``grid x grid`` s
   one fills the hole? Distractors are other cells' tiles, and at level 3 also the true tile mirrored and tiles
   cut half a cell off the grid.
 - ``arrangement``: the four tiles of a 2 x 2 cut are shown shuffled; which arrangement restores the picture?
+  The options are a coset of a group of tile moves (see :func:`_coset_distractors`): at level 3 swaps of
+  neighbouring tiles, otherwise moves that displace every tile.
 
 The verifier works on the rendered images only: for ``where`` it shrinks the tile to a cell and compares it
 with every cell of the picture (mean absolute difference); for ``missing`` it pastes each candidate into the
@@ -19,13 +21,15 @@ the tile images and measures the jump across the seams. The best option must bea
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from itertools import permutations
 from typing import Any
 
 import cv2
 import numpy as np
 
 from mirforge.errors import Reject
-from mirforge.generators.common import draw_distinct, permutation_distractors
+from mirforge.generators.common import draw_distinct
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
 from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place
@@ -121,7 +125,7 @@ class ImagePuzzle(Task):
             shown = tuple(int(v) for v in rng.permutation(4))  # image k shows cell shown[k] (reading order)
             truth = tuple(1 + shown.index(c) for c in range(4))  # image numbers in reading order
             keys = place(
-                truth, permutation_distractors(rng, truth, n_opt - 1, near=scene.distractor_kind != "other_cells"), slot
+                truth, _coset_distractors(rng, truth, n_opt, near=scene.distractor_kind != "other_cells"), slot
             )
             options = [f"Top row: Image {a}, Image {b}; bottom row: Image {c}, Image {d}" for a, b, c, d in keys]
             text = (
@@ -203,6 +207,58 @@ class ImagePuzzle(Task):
         else:
             out["layout"] = question.options[question.answer]
         return out
+
+
+# -- arrangement options ----------------------------------------------------------------------------------------
+# Positions of a 2 x 2 arrangement in reading order: 0 top left, 1 top right, 2 bottom left, 3 bottom right. A
+# move ``w`` sends the arrangement ``key`` to ``tuple(key[w[p]] for p in range(4))``.
+NEIGHBOUR_SWAPS = ((1, 0, 2, 3), (0, 1, 3, 2), (2, 1, 0, 3), (0, 3, 2, 1))  # tl-tr, bl-br, tl-bl, tr-br
+
+
+def _compose(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(a[b[p]] for p in range(len(b)))
+
+
+@cache
+def _move_groups(n: int, near: bool) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """The subgroups of order ``n`` of the moves of a 2 x 2 arrangement, as sorted tuples of moves.
+
+    ``near``: those holding a swap of two neighbouring tiles; otherwise those whose every move displaces all four
+    tiles (each falls back to every subgroup of order ``n`` where there is none such)."""
+    moves = list(permutations(range(4)))
+    groups = set()
+    for a in moves:
+        for b in moves:
+            group = {tuple(range(4))}
+            while True:
+                more = group | {_compose(x, y) for x in group for y in (a, b)}
+                if more == group:
+                    break
+                group = more
+            if len(group) == n:
+                groups.add(tuple(sorted(group)))
+    every = sorted(groups)
+    if near:
+        chosen = [g for g in every if any(s in g for s in NEIGHBOUR_SWAPS)]
+    else:
+        chosen = [g for g in every if all(all(x[p] != p for p in range(4)) for x in g if x != tuple(range(4)))]
+    return tuple(chosen or every)
+
+
+def _coset_distractors(rng: np.random.Generator, truth: tuple[int, ...], n: int, near: bool) -> list[tuple[int, ...]]:
+    """The ``n - 1`` other arrangements of the coset ``{truth moved by w : w in H}`` of a random group ``H`` of
+    ``n`` moves (see :func:`_move_groups`), in random order.
+
+    Every option then stands in the same relation to the others (it reaches them by the moves of ``H``), so the
+    text cannot single out the answer: not by which option is the centre of the others, and not through the
+    verifier either, whose rejections (a move that leaves the seams about as smooth, such as swapping two
+    bottom tiles on an even meadow) depend on the moves of ``H`` and on the picture, never on which member of
+    the coset is the answer. With distractors drawn around the answer instead, the scenes the verifier keeps
+    are those whose cheap moves were not applied to the answer, and the answer stands out by its relations."""
+    groups = _move_groups(n, near)
+    group = groups[int(rng.integers(len(groups)))]
+    others = [_compose(truth, w) for w in group if w != tuple(range(4))]
+    return [others[int(i)] for i in rng.permutation(len(others))]
 
 
 def _cell_name(cell: tuple[int, int], g: int) -> str:
