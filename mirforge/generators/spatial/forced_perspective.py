@@ -26,8 +26,10 @@ gap.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -37,6 +39,7 @@ from mirforge.generators.spatial.multiview import in_frame, measure_view, projec
 from mirforge.render.scene3d import PALETTE, Camera, Object3D, Scene3D
 from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place
 
+T = TypeVar("T")
 YFOV = math.pi / 4
 MAX_IMAGES = 6
 MAX_LINK_RATIO = 3.2  # real height ratio of the two objects of one image, at most
@@ -168,16 +171,16 @@ class ForcedPerspective(Task):
         n = k["n_images"]
         plan = _option_plan(rng, self.config.n_options, k["option_gap"])
         (_, truth), (_, apparent) = plan[:2]
-        why = "no chain"
-        for _ in range(CHAIN_TRIES):  # a chain that cannot be photographed is drawn again with the same options:
-            try:  # rejecting the options instead would make some (a large apparent ratio) rarer than others
-                items = _chain(rng, n + 1)
-                heights = _heights(rng, n + 1, truth, self.config.size_jitter)
-                shots = self._shots(rng, items, heights, apparent, k["misleading"])
-                return Scene(tuple(it.noun for it in items), heights, shots, float(k["option_gap"]), plan)
-            except Reject as exc:
-                why = str(exc)
-        raise Reject(why)
+
+        def chain() -> Scene:
+            items = _chain(rng, n + 1)
+            heights = _heights(rng, n + 1, truth, self.config.size_jitter)
+            shots = self._shots(rng, items, heights, apparent, k["misleading"])
+            return Scene(tuple(it.noun for it in items), heights, shots, float(k["option_gap"]), plan)
+
+        # a chain that cannot be photographed is drawn again with the same options: rejecting the options instead
+        # would make some (a large apparent ratio) rarer than others
+        return _retry(CHAIN_TRIES, chain)
 
     def _shots(
         self, rng: np.random.Generator, items: list[Item], heights: tuple[float, ...], apparent: float, share: float
@@ -186,13 +189,11 @@ class ForcedPerspective(Task):
         heights ``apparent`` apart (``validate`` keeps MAX_RATIO within the pixel range)."""
         lo, hi = self.px_range
         first_px = float(rng.uniform(max(lo, lo / apparent), min(hi, hi / apparent)))
+        pinned = {0: (0, first_px), len(items) - 2: (1, apparent * first_px)}
         return tuple(
-            self._retry_shot(
-                rng,
-                (items[i], items[i + 1]),
-                (heights[i], heights[i + 1]),
-                share,
-                (0, first_px) if i == 0 else (1, apparent * first_px) if i == len(items) - 2 else None,
+            _retry(
+                SHOT_TRIES,
+                partial(self._shot, rng, (items[i], items[i + 1]), (heights[i], heights[i + 1]), share, pinned.get(i)),
             )
             for i in range(len(items) - 1)
         )
@@ -201,23 +202,6 @@ class ForcedPerspective(Task):
     def px_range(self) -> tuple[float, float]:
         """Pixel heights an object may have in an image: measurable, and inside the frame."""
         return self.config.min_height_px * 1.1, MAX_PX
-
-    def _retry_shot(
-        self,
-        rng: np.random.Generator,
-        pair: tuple[Item, Item],
-        cm: tuple[float, float],
-        misleading_share: float,
-        fixed: tuple[int, float] | None,
-    ) -> Shot:
-        """A shot of the pair that fits the frame, drawing placements again (same RNG stream) when one does not."""
-        why = "no shot"
-        for _ in range(SHOT_TRIES):
-            try:
-                return self._shot(rng, pair, cm, misleading_share, fixed)
-            except Reject as exc:
-                why = str(exc)
-        raise Reject(why)
 
     def _shot(
         self,
@@ -465,6 +449,17 @@ def _heights(rng: np.random.Generator, n: int, ratio: float, jitter: float) -> t
             start = math.log(float(rng.uniform(15, 80)))
             return tuple(float(h) for h in np.exp(start + np.concatenate([[0.0], np.cumsum(links)])))
     raise Reject("no chain of heights with links inside MAX_LINK_RATIO")
+
+
+def _retry(tries: int, attempt: Callable[[], T]) -> T:
+    """The first result of ``attempt`` that is not rejected (each try draws on from the same RNG stream)."""
+    why = "nothing tried"
+    for _ in range(tries):
+        try:
+            return attempt()
+        except Reject as exc:
+            why = str(exc)
+    raise Reject(why)
 
 
 def _option_plan(rng: np.random.Generator, n_options: int, gap: float) -> list[tuple[str, float]]:
