@@ -91,6 +91,11 @@ class Needs:
     renderer: str | None = "pyrender"  # None: no GL context needed
     cost: float = 1.0  # relative seconds per instance, for shard planning
     realism: bool = False  # fills Rendered.layers, so a realism pass (a GPU, with --realism) may touch its images
+    cpus: float = 1.0  # CPUs one shard keeps busy (the Ray resource request); below 1 packs shards onto a CPU
+
+    def __post_init__(self) -> None:
+        if not 0 < self.cpus <= 64:
+            raise ValueError(f"Needs.cpus must be in (0, 64], got {self.cpus}")
 
 
 @dataclass

@@ -20,3 +20,19 @@ def test_ray_matches_local_executor(tmp_path, monkeypatch):
     assert summary.instances == 4 and summary.shards_done == 2
     assert tree(tmp_path / "ray") == tree(tmp_path / "local")
     assert manifest(tmp_path / "ray") == manifest(tmp_path / "local")
+
+
+def test_resource_requests_follow_the_plugin(monkeypatch):
+    from mirforge.registry import load
+    from mirforge.runner.ray_executor import resources
+    from mirforge.task import Needs
+
+    cls = load("yes_but")
+    config = RunConfig(tasks=("yes_but",), n=1)
+    monkeypatch.setattr(cls, "needs", Needs(renderer=None, cpus=0.5, realism=True))
+    assert resources("yes_but", config, cluster_has_gpus=True) == {"num_cpus": 0.5, "num_gpus": 0}
+    realism = RunConfig(tasks=("yes_but",), n=1, realism={"pipeline": "diffusion"})
+    assert resources("yes_but", realism, cluster_has_gpus=True) == {"num_cpus": 0.5, "num_gpus": 1}
+    assert resources("yes_but", realism, cluster_has_gpus=False) == {"num_cpus": 0.5, "num_gpus": 0}
+    with pytest.raises(ValueError, match="Needs.cpus"):
+        Needs(cpus=0)

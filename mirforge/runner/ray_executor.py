@@ -28,12 +28,13 @@ def _shard_task(shard: Shard, config: RunConfig, root: str, upload: str | None, 
 
 
 def resources(task_name: str, config: RunConfig, cluster_has_gpus: bool) -> dict[str, float]:
-    """Ray resource request of one shard: what the plugin declares, plus a GPU for a diffusion realism pass over a
-    task that lets one touch its images (each worker then holds one pipeline). On a cluster without GPUs nothing
-    asks for one, so the pass runs on CPUs instead of waiting forever."""
+    """Ray resource request of one shard: the CPUs the plugin declares, plus a GPU for a diffusion realism pass over
+    a task that lets one touch its images (each worker then holds one pipeline). On a cluster without GPUs nothing
+    asks for one, so the pass runs on CPUs instead of waiting forever. Shards are tasks, not actors, so a shard
+    holds its CPUs only while it runs: no placement can deadlock waiting for an idle actor's CPU."""
     cls = load(task_name)
     gpu = cls.needs.gpu or (config.realism is not None and cls.needs.realism)
-    return {"num_cpus": 1, "num_gpus": 1 if gpu and cluster_has_gpus else 0}
+    return {"num_cpus": cls.needs.cpus, "num_gpus": 1 if gpu and cluster_has_gpus else 0}
 
 
 def run_ray(
