@@ -188,12 +188,12 @@ def dry_run(config: Any, out: Path | None, sample: int = 6, upload: str | None =
     from ``out`` count as complete when ``upload`` holds them."""
     from mirforge.errors import Reject
     from mirforge.instance import IMAGE_SLOT
-    from mirforge.pipeline import level_of
+    from mirforge.pipeline import ask, level_of
     from mirforge.registry import resolve
     from mirforge.runner.plan import plan
     from mirforge.runner.store import MANIFEST, Manifest
     from mirforge.runner.worker import frozen, task_for, task_settings
-    from mirforge.seeding import attempt_rng, balanced_slot, instance_seed
+    from mirforge.seeding import attempt_rng, balanced_slot, balanced_variant, instance_seed
 
     config.validate()
     resolve(",".join(config.tasks))
@@ -209,10 +209,11 @@ def dry_run(config: Any, out: Path | None, sample: int = 6, upload: str | None =
         for index in range(min(sample, config.count(name))):
             seq = instance_seed(config.seed, config.split, name, index)
             slot = balanced_slot(config.seed, config.split, name, index, task.config.n_options)
+            variant = balanced_variant(config.seed, config.split, name, index, task.variants)
             for attempt in range(task.config.max_tries):
                 try:
                     rng = attempt_rng(seq, attempt)
-                    question = task.ask(task.sample(rng, level_of(task, index)), rng, slot)
+                    question = ask(task, task.sample(rng, level_of(task, index)), rng, slot, variant)
                 except Reject:
                     continue
                 counts.append(question.text.count(IMAGE_SLOT))

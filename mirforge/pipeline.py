@@ -6,6 +6,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -14,7 +15,7 @@ from mirforge.errors import MirforgeError, Reject
 from mirforge.instance import IMAGE_SLOT, Instance, instance_id
 from mirforge.registry import target
 from mirforge.render.png import encode_png
-from mirforge.seeding import attempt_rng, balanced_slot, instance_seed, seed_value
+from mirforge.seeding import attempt_rng, balanced_slot, balanced_variant, instance_seed, seed_value
 from mirforge.task import Question, Rendered, Task
 from mirforge.templates import render_steps
 
@@ -44,6 +45,11 @@ def level_of(task: Task, index: int) -> int:
     return task.levels[index % len(task.levels)]
 
 
+def ask(task: Task, scene: Any, rng: np.random.Generator, slot: int, variant: int | None) -> Question:
+    """``task.ask``, with the index's balanced variant for a task that has several."""
+    return task.ask(scene, rng, slot) if variant is None else task.ask(scene, rng, slot, variant=variant)
+
+
 def check_question(task: Task, question: Question, slot: int) -> None:
     if question.answer != slot:
         raise MirforgeError(f"task {task.name}: ask() put the answer at {question.answer}, not at slot {slot}")
@@ -56,6 +62,7 @@ def check_question(task: Task, question: Question, slot: int) -> None:
 def generate_one(task: Task, spec: RunSpec, index: int) -> Generated:
     seq = instance_seed(spec.run_seed, spec.split, task.name, index)
     slot = balanced_slot(spec.run_seed, spec.split, task.name, index, task.config.n_options)
+    variant = balanced_variant(spec.run_seed, spec.split, task.name, index, task.variants)
     level = level_of(task, index)
     timings: Counter = Counter()
     rejections: Counter = Counter()
@@ -64,7 +71,7 @@ def generate_one(task: Task, spec: RunSpec, index: int) -> Generated:
         try:
             t0 = time.perf_counter()
             scene = task.sample(rng, level)
-            question = task.ask(scene, rng, slot)
+            question = ask(task, scene, rng, slot, variant)
             check_question(task, question, slot)
             t1 = time.perf_counter()
             rendered = task.render(scene, question)

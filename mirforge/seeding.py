@@ -31,12 +31,22 @@ def seed_value(seq: np.random.SeedSequence) -> int:
     return int(seq.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
 
 
-def balanced_slot(run_seed: int, split: str, task: str, index: int, n_options: int) -> int:
-    """The option position of the correct answer, exactly uniform over every block of ``n_options`` indices.
+def balanced_choice(run_seed: int, split: str, task: str, index: int, k: int, purpose: str) -> int:
+    """One of ``k`` values, exactly uniform over every block of ``k`` consecutive indices.
 
-    Each block of consecutive indices gets its own seeded permutation of the positions, so the letter is not
-    predictable from the index, and the balance holds for any contiguous range, whatever the shard layout.
+    Each block gets its own seeded permutation (per ``purpose``), so the value is not predictable from the index,
+    and the balance holds for any contiguous range, whatever the shard layout, and whatever attempt is accepted.
     """
-    block, offset = divmod(index, n_options)
-    seq = np.random.SeedSequence([run_seed, stable_hash(split), stable_hash(task), stable_hash("slot"), block])
-    return int(np.random.default_rng(seq).permutation(n_options)[offset])
+    block, offset = divmod(index, k)
+    seq = np.random.SeedSequence([run_seed, stable_hash(split), stable_hash(task), stable_hash(purpose), block])
+    return int(np.random.default_rng(seq).permutation(k)[offset])
+
+
+def balanced_slot(run_seed: int, split: str, task: str, index: int, n_options: int) -> int:
+    """The option position of the correct answer: a balanced choice among the positions."""
+    return balanced_choice(run_seed, split, task, index, n_options, "slot")
+
+
+def balanced_variant(run_seed: int, split: str, task: str, index: int, variants: int) -> int | None:
+    """Which of a task's ``variants`` question variants an index gets (None for a task with one)."""
+    return balanced_choice(run_seed, split, task, index, variants, "variant") if variants > 1 else None

@@ -9,6 +9,7 @@ state and never writes files.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,6 +174,11 @@ class Task:
     levels: ClassVar[tuple[int, ...]] = (1, 2, 3)
     needs: ClassVar[Needs] = Needs()
     image_size: ClassVar[int] = 448
+    # Question variants balanced exactly across indices, like the answer slot: with more than one, ask() gets a
+    # ``variant`` keyword. A binary choice a text-only model could read (e.g. whether the answer repeats a premise)
+    # drawn from the attempt's RNG is only balanced on average; a rejected attempt redraws it, and a split's share
+    # drifts by sampling noise.
+    variants: ClassVar[int] = 1
 
     def __init__(self, config: TaskConfig | None = None):
         self.config = config if config is not None else self.Config()
@@ -191,6 +197,8 @@ class Task:
         for method in ("sample", "ask", "render", "verify", "step_facts"):
             if getattr(cls, method) is getattr(Task, method):
                 raise TypeError(f"{cls.__qualname__} must implement {method}()")
+        if cls.variants > 1 and "variant" not in inspect.signature(cls.ask).parameters:
+            raise TypeError(f"{cls.__qualname__}.variants is {cls.variants}: ask() must take a variant keyword")
 
     # -- the contract ---------------------------------------------------------------------------------------
     def knobs(self, level: int) -> dict[str, Any]:
@@ -202,7 +210,8 @@ class Task:
         raise NotImplementedError
 
     def ask(self, scene: Any, rng: np.random.Generator, slot: int) -> Question:
-        """The question, with the correct option at index ``slot`` (see :func:`place`)."""
+        """The question, with the correct option at index ``slot`` (see :func:`place`). A task with ``variants``
+        above 1 also takes ``variant`` (an int below ``variants``, or None: draw it from ``rng``)."""
         raise NotImplementedError
 
     def render(self, scene: Any, question: Question) -> Rendered:

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from mirforge.errors import Reject
-from mirforge.pipeline import Generated, RunSpec, generate_one, level_of
+from mirforge.pipeline import Generated, RunSpec, ask, generate_one, level_of
 from mirforge.registry import load
-from mirforge.seeding import attempt_rng, balanced_slot, instance_seed
+from mirforge.seeding import attempt_rng, balanced_slot, balanced_variant, instance_seed
 from mirforge.task import Question, Rendered, Task
 
 
@@ -32,11 +32,12 @@ def ask_only(task: Task, index: int, seed: int = 0, split: str = "test") -> tupl
     """Scene and question of an instance without rendering (the first attempt that samples and asks)."""
     seq = instance_seed(seed, split, task.name, index)
     slot = balanced_slot(seed, split, task.name, index, task.config.n_options)
+    variant = balanced_variant(seed, split, task.name, index, task.variants)
     for attempt in range(task.config.max_tries):
         rng = attempt_rng(seq, attempt)
         try:
             scene = task.sample(rng, level_of(task, index))
-            return scene, task.ask(scene, rng, slot)
+            return scene, ask(task, scene, rng, slot, variant)
         except Reject:
             continue
     raise AssertionError(f"{task.name} {index}: no scene in {task.config.max_tries} tries")
@@ -46,11 +47,12 @@ def accepted(task: Task, index: int, seed: int = 0, split: str = "test") -> tupl
     """Scene, question and rendering of the first attempt the verifier accepts, as the pipeline takes it."""
     seq = instance_seed(seed, split, task.name, index)
     slot = balanced_slot(seed, split, task.name, index, task.config.n_options)
+    variant = balanced_variant(seed, split, task.name, index, task.variants)
     for attempt in range(task.config.max_tries):
         rng = attempt_rng(seq, attempt)
         try:
             scene = task.sample(rng, level_of(task, index))
-            question = task.ask(scene, rng, slot)
+            question = ask(task, scene, rng, slot, variant)
             rendered = task.render(scene, question)
             if task.verify(question, rendered) == question.answer:
                 return scene, question, rendered

@@ -181,3 +181,17 @@ def test_bad_config_names_the_field():
         make_task("location_relationship", lateral_margin_px="-1,30,20")
     with pytest.raises(InputError, match="location_relationship.n_options"):
         make_task("location_relationship", n_options=5)
+
+
+def test_keeping_or_reversing_the_premise_is_balanced_per_block(task):
+    """The task's balanced variant decides it: over each pair of consecutive indices that both ask a relation
+    question, exactly one keeps the premise's left/right."""
+    kept = {}
+    for i in range(240):
+        _, q = ask_only(task, i, seed=1)
+        if q.facts["kind"] == "relation":
+            answer_lr = q.facts["combos"][q.answer][0]
+            kept[i] = answer_lr == q.facts["anchor_lr"]
+    pairs = [(kept[i], kept[i + 1]) for i in range(0, 240, 2) if i in kept and i + 1 in kept]
+    assert len(pairs) > 40 and all(a != b for a, b in pairs)
+    assert abs(sum(kept.values()) / len(kept) - 0.5) < 0.06

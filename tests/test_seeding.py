@@ -7,7 +7,7 @@ import subprocess
 import sys
 from collections import Counter
 
-from mirforge.seeding import attempt_rng, balanced_slot, instance_seed, seed_value, stable_hash
+from mirforge.seeding import attempt_rng, balanced_slot, balanced_variant, instance_seed, seed_value, stable_hash
 
 
 def test_stable_hash_ignores_python_hash_salt():
@@ -60,3 +60,30 @@ def test_balanced_slot_is_exact_per_block_and_not_periodic():
 
 def test_three_option_tasks_balance_too():
     assert Counter(balanced_slot(0, "test", "t", i, 3) for i in range(300)) == {0: 100, 1: 100, 2: 100}
+
+
+def test_balanced_variant_is_exact_per_block_and_independent_of_the_slot():
+    assert balanced_variant(3, "test", "t", 5, 1) is None  # a task with one variant gets none
+    variants = [balanced_variant(3, "test", "t", i, 2) for i in range(400)]
+    assert all(sorted(variants[i : i + 2]) == [0, 1] for i in range(0, 400, 2))
+    slots = [balanced_slot(3, "test", "t", i, 4) for i in range(400)]
+    together = Counter(zip(variants, slots, strict=True))
+    assert len(together) == 8 and min(together.values()) > 25  # every (variant, slot) pair occurs, none dominates
+
+
+def test_a_task_with_variants_must_take_them():
+    import pytest
+
+    from mirforge.task import Task
+
+    class Bad(Task):
+        name, category, description, variants = "bad", "spatial", "no variant keyword", 2
+
+        def sample(self, rng, level): ...
+        def ask(self, scene, rng, slot): ...
+        def render(self, scene, question): ...
+        def verify(self, question, rendered): ...
+        def step_facts(self, scene, question, rendered): ...
+
+    with pytest.raises(TypeError, match="variant keyword"):
+        Bad.check_contract()

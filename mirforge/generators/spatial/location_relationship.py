@@ -89,6 +89,7 @@ class LocationRelationship(Task):
     category = "spatial"
     description = "Left/right and nearer/farther relations of objects across several views of one scene"
     Config = LocationRelationshipConfig
+    variants = 2  # relation questions: the premise's left/right kept (0) or reversed (1) in the asked view
 
     def knobs(self, level: int) -> dict[str, Any]:
         c = self.config
@@ -113,7 +114,7 @@ class LocationRelationship(Task):
         kind = kinds[int(rng.integers(len(kinds)))]
         return Scene(objects, cameras, azimuths, kind, float(k["lateral_margin_px"]), float(k["depth_margin"]))
 
-    def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
+    def ask(self, scene: Scene, rng: np.random.Generator, slot: int, variant: int | None = None) -> Question:
         geo = _geometry(scene, self.image_size)
         names = [o.name for o in scene.objects]
         n_views = len(scene.cameras)
@@ -126,7 +127,8 @@ class LocationRelationship(Task):
             "min_px": self.config.min_visible_px,
         }
         if scene.kind == "relation":
-            a, b, k, j = _pick_relation(geo, rng)
+            flip = bool(rng.uniform() < 0.5) if variant is None else variant == 1
+            a, b, k, j = _pick_relation(geo, rng, flip)
             combo = geo.combo(a, b, k)
             anchor_lr = geo.combo(a, b, j)[0]
             kept = _relation_distractors(combo, self.config.n_options, rng)
@@ -270,14 +272,15 @@ def _geometry(scene: Scene, size: int) -> _Geometry:
     return _Geometry(np.array(xs), np.array(ds), np.array(clear), scene.margin_px, scene.margin_depth)
 
 
-def _pick_relation(geo: _Geometry, rng: np.random.Generator) -> tuple[int, int, int, int]:
+def _pick_relation(geo: _Geometry, rng: np.random.Generator, flip: bool) -> tuple[int, int, int, int]:
     """(a, b, asked view, anchor view): both relations clear in the asked view, left/right clear in the anchor.
 
-    A fair coin decides whether the anchor's left/right is the asked view's or the opposite, and it is drawn only
-    for a scene that can give both: falling back to the other case, or rejecting a scene that cannot give the
-    drawn one, made the flip depend on the camera layout (with two cameras, which often face the table from
-    nearly opposite sides, about 3 in 4 flipped), which a text-only model reads off the number of images. So
-    neither copying nor flipping the premise is a shortcut, whatever the number of images."""
+    ``flip`` says whether the anchor's left/right is the opposite of the asked view's. The task's balanced variant
+    sets it, so flips are exactly half of the relation questions of every block of indices (a coin drawn per
+    attempt left a split at 56% keeps by chance, and a text-only classifier at 31%). A scene is kept only if it
+    can give both cases: falling back to the other case, or rejecting a scene that cannot give the asked one, made
+    the flip depend on the camera layout (with two cameras, which often face the table from nearly opposite sides,
+    about 3 in 4 flipped), which a text-only model reads off the number of images."""
     n_views, n = geo.x.shape
     pairs = [(a, b) for a in range(n) for b in range(n) if a != b]
     order = [pairs[p] for p in rng.permutation(len(pairs))]
@@ -288,16 +291,19 @@ def _pick_relation(geo: _Geometry, rng: np.random.Generator) -> tuple[int, int, 
             if not (geo.clear[k, a] and geo.clear[k, b]) or 0 in geo.signs(a, b, k):
                 continue
             lr = geo.signs(a, b, k)[0]
-            for flip in (False, True):
+            for reversed_lr in (False, True):
                 anchors = [
                     j
                     for j in range(n_views)
-                    if j != k and geo.clear[j, a] and geo.clear[j, b] and geo.signs(a, b, j)[0] == (-lr if flip else lr)
+                    if j != k
+                    and geo.clear[j, a]
+                    and geo.clear[j, b]
+                    and geo.signs(a, b, j)[0] == (-lr if reversed_lr else lr)
                 ]
-                if anchors and flip not in found:
-                    found[flip] = (int(a), int(b), k, anchors)
+                if anchors and reversed_lr not in found:
+                    found[reversed_lr] = (int(a), int(b), k, anchors)
             if len(found) == 2:
-                a, b, k, anchors = found[bool(rng.uniform() < 0.5)]
+                a, b, k, anchors = found[flip]
                 return a, b, k, anchors[int(rng.integers(len(anchors)))]
     raise Reject("no pairs of objects whose left/right both holds and flips between two clear views")
 
