@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from mirforge.errors import Reject
 from mirforge.pipeline import Generated, RunSpec, ask, generate_one, level_of
 from mirforge.registry import load
+from mirforge.runner.plan import RunConfig
 from mirforge.seeding import attempt_rng, balanced_slot, balanced_variant, instance_seed
 from mirforge.task import Question, Rendered, Task
 
@@ -28,23 +31,9 @@ def record(generated: Generated) -> dict[str, Any]:
     return json.loads(generated.instance.to_json())
 
 
-def ask_only(task: Task, index: int, seed: int = 0, split: str = "test") -> tuple[Any, Question]:
-    """Scene and question of an instance without rendering (the first attempt that samples and asks)."""
-    seq = instance_seed(seed, split, task.name, index)
-    slot = balanced_slot(seed, split, task.name, index, task.config.n_options)
-    variant = balanced_variant(seed, split, task.name, index, task.variants)
-    for attempt in range(task.config.max_tries):
-        rng = attempt_rng(seq, attempt)
-        try:
-            scene = task.sample(rng, level_of(task, index))
-            return scene, ask(task, scene, rng, slot, variant)
-        except Reject:
-            continue
-    raise AssertionError(f"{task.name} {index}: no scene in {task.config.max_tries} tries")
-
-
-def accepted(task: Task, index: int, seed: int = 0, split: str = "test") -> tuple[Any, Question, Rendered]:
-    """Scene, question and rendering of the first attempt the verifier accepts, as the pipeline takes it."""
+def attempts(task: Task, index: int, seed: int = 0, split: str = "test") -> Iterator[tuple[Any, Question]]:
+    """Scene and question of every attempt that samples and asks, in the pipeline's order (same slot, variant
+    and attempt streams)."""
     seq = instance_seed(seed, split, task.name, index)
     slot = balanced_slot(seed, split, task.name, index, task.config.n_options)
     variant = balanced_variant(seed, split, task.name, index, task.variants)
@@ -53,6 +42,22 @@ def accepted(task: Task, index: int, seed: int = 0, split: str = "test") -> tupl
         try:
             scene = task.sample(rng, level_of(task, index))
             question = ask(task, scene, rng, slot, variant)
+        except Reject:
+            continue
+        yield scene, question
+
+
+def ask_only(task: Task, index: int, seed: int = 0, split: str = "test") -> tuple[Any, Question]:
+    """Scene and question of an instance without rendering (the first attempt that samples and asks)."""
+    for scene, question in attempts(task, index, seed, split):
+        return scene, question
+    raise AssertionError(f"{task.name} {index}: no scene in {task.config.max_tries} tries")
+
+
+def accepted(task: Task, index: int, seed: int = 0, split: str = "test") -> tuple[Any, Question, Rendered]:
+    """Scene, question and rendering of the first attempt the verifier accepts, as the pipeline takes it."""
+    for scene, question in attempts(task, index, seed, split):
+        try:
             rendered = task.render(scene, question)
             if task.verify(question, rendered) == question.answer:
                 return scene, question, rendered
@@ -95,3 +100,19 @@ def run_cli(*args: str) -> int:
 @pytest.fixture
 def tmp_out(tmp_path):
     return tmp_path / "out"
+
+
+def written(root: Path, config: RunConfig) -> Path:
+    """A complete dataset folder made in this process by the shard function the executors run (no worker pool)."""
+    from mirforge.runner.plan import plan
+    from mirforge.runner.store import Manifest, write_mir
+    from mirforge.runner.worker import run_shard
+
+    manifest = Manifest(root)
+    manifest.begin(config.to_json())
+    for shard in plan(config):
+        manifest.record(config.split, shard.path, run_shard(shard, config, str(root)).entry)
+    manifest.finish(config.split)
+    manifest.save()
+    write_mir(root, manifest)
+    return root

@@ -13,9 +13,9 @@ import pytest
 
 from mirforge.audit import Bounds, audit, avoid_credit, heuristics, pick_credit
 from mirforge.errors import InputError
-from mirforge.runner.plan import RunConfig, Shard
-from mirforge.runner.store import Manifest, write_mir
-from mirforge.runner.worker import run_shard
+from mirforge.runner.plan import RunConfig
+
+from conftest import written
 
 pytest.importorskip("sklearn")
 
@@ -144,16 +144,7 @@ def test_bounds_files_and_bad_bounds(tmp_path):
 
 @pytest.fixture(scope="module")
 def real(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("audit") / "data"
-    config = RunConfig(tasks=("yes_but",), n=4, seed=5, shard_size=4)
-    manifest = Manifest(root)
-    manifest.begin(config.to_json())
-    shard = Shard("yes_but", "test", 0, 0, 4)
-    manifest.record("test", shard.path, run_shard(shard, config, str(root)).entry)
-    manifest.finish("test")
-    manifest.save()
-    write_mir(root, manifest)
-    return root
+    return written(tmp_path_factory.mktemp("audit") / "data", RunConfig(tasks=("yes_but",), n=4, seed=5, shard_size=4))
 
 
 def test_a_real_dataset_regenerates_and_a_tampered_image_is_caught(real, tmp_path):

@@ -24,13 +24,11 @@ from hypothesis import strategies as st
 from mirforge.errors import InputError, MirforgeError
 from mirforge.registry import load
 from mirforge.runner import prepare
-from mirforge.runner.plan import RunConfig, Shard
-from mirforge.runner.store import Manifest, write_mir
-from mirforge.runner.worker import run_shard
+from mirforge.runner.plan import RunConfig
 from mirforge.templates import STEP_FILES, render_steps
 from mirforge.validate import validate_dataset
 
-from conftest import make_task, step_facts
+from conftest import make_task, step_facts, written
 
 WORKING = ("view_3d", "yes_but", "image_puzzle", "chart_analysis", "weight_comparison", "scale_blur", "process_order")
 FUZZ = settings(
@@ -209,16 +207,7 @@ def test_fuzzed_template_overrides_give_a_clear_error_naming_the_template(facts,
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory) -> Path:
     """A small valid dataset, written in this process by the same shard function the executors run."""
-    root = tmp_path_factory.mktemp("fuzz") / "data"
-    config = RunConfig(tasks=("yes_but",), n=3, seed=1, shard_size=2)
-    manifest = Manifest(root)
-    manifest.begin(config.to_json())
-    for number, start in enumerate(range(0, 3, 2)):
-        shard = Shard("yes_but", "test", number, start, min(start + 2, 3))
-        manifest.record("test", shard.path, run_shard(shard, config, str(root)).entry)
-    manifest.finish("test")
-    manifest.save()
-    write_mir(root, manifest)
+    root = written(tmp_path_factory.mktemp("fuzz") / "data", RunConfig(tasks=("yes_but",), n=3, seed=1, shard_size=2))
     assert validate_dataset(root).ok
     return root
 
