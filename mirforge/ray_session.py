@@ -12,15 +12,21 @@ from typing import Any
 from mirforge.errors import InputError
 
 
+def require_ray() -> Any:
+    """The ``ray`` module, or a clear error naming the extra that installs it."""
+    try:
+        import ray
+    except ImportError:
+        raise InputError("--executor ray needs the [ray] extra: pip install 'mirforge[ray]'") from None
+    return ray
+
+
 @contextmanager
 def ray_session(workers: int, address: str | None) -> Iterator[Any]:
     """The ``ray`` module, initialised. ``address`` joins a running cluster; without it a private single-node
     instance starts (loopback only, no dashboard, its own temp folder, no auth token file, no usage report) with
     ``workers`` CPUs. An instance that was already up is used as it is. Only what this call started is shut down."""
-    try:
-        import ray
-    except ImportError:
-        raise InputError("--executor ray needs the [ray] extra: pip install 'mirforge[ray]'") from None
+    ray = require_ray()
     temp_dir = None
     started = not ray.is_initialized()
     if started:

@@ -23,6 +23,7 @@ from mirforge.curriculum import dataset_records
 from mirforge.curriculum.answers import parse_answer
 from mirforge.curriculum.models import Backend, Query, Sampling, TransformersBackend
 from mirforge.errors import InputError
+from mirforge.ray_session import require_ray
 
 SIDECAR = "difficulty.jsonl"
 EXECUTORS = ("local", "ray")
@@ -219,10 +220,7 @@ def check_executor(executor: str, backend_name: str, workers: int) -> None:
                 "--executor ray needs a local model backend (--backend transformers); an OpenAI-compatible server "
                 "already answers in parallel: raise --concurrency instead"
             )
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            raise InputError("--executor ray needs the [ray] extra: pip install 'mirforge[ray]'") from None
+        require_ray()  # before any model, client or cache file exists
 
 
 def run_difficulty(
