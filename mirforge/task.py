@@ -228,5 +228,5 @@ class Task:
 
     def template_dir(self) -> Path:
         """Folder of the Jinja templates ``summary.j2``, ``caption.j2`` (one line per image), ``text2img.j2``,
-        ``img2img.j2`` and ``conclusion.j2``. Plugins outside mirforge override this."""
-        return Path(__file__).parent / "templates" / self.name
+        ``img2img.j2`` and ``conclusion.j2``: ``templates/`` beside the module that defines the task class."""
+        return Path(inspect.getfile(type(self))).parent / "templates"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mirforge.errors import InputError, Reject
-from mirforge.generators.spatial.depth_relationship import MAX_COVERED
+from mirforge.generators.spatial.depth_relationship.task import MAX_COVERED
 from mirforge.generators.spatial.multiview import centres, covered_fractions
 from mirforge.instance import problems
 

@@ -12,7 +12,7 @@ import pytest
 from mirforge import LETTERS
 from mirforge.audit import blind_baseline, heuristics
 from mirforge.errors import InputError, Reject
-from mirforge.generators.spatial.forced_perspective import CATALOGUE, MAX_RATIO, _measured_ratio
+from mirforge.generators.spatial.forced_perspective.task import CATALOGUE, MAX_RATIO, _measured_ratio
 from mirforge.instance import problems
 
 from conftest import ask_only, generate, make_task, record

@@ -10,7 +10,7 @@ import pytest
 from mirforge import LETTERS
 from mirforge.audit import blind_baseline, heuristics
 from mirforge.errors import InputError, Reject
-from mirforge.generators.spatial.location_relationship import MAX_COVERED
+from mirforge.generators.spatial.location_relationship.task import MAX_COVERED
 from mirforge.generators.spatial.multiview import centres, covered_fractions
 from mirforge.instance import problems
 

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from mirforge.errors import InputError
-from mirforge.generators.sequential.motion_detection import _segment_distance
+from mirforge.generators.sequential.motion_detection.task import _segment_distance
 from mirforge.render.video import DIRECTIONS
 
 from conftest import ask_only, make_task

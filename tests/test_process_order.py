@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from mirforge.errors import InputError
-from mirforge.generators.sequential.process_order import PROCESSES, _room
+from mirforge.generators.sequential.process_order.task import PROCESSES, _room
 
 from conftest import ask_only, make_task
 

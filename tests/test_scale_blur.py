@@ -7,7 +7,7 @@ import math
 import pytest
 
 from mirforge.errors import InputError, Reject
-from mirforge.generators.analytical.scale_blur import estimates
+from mirforge.generators.analytical.scale_blur.task import estimates
 
 from conftest import ask_only, make_task
 

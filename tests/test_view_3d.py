@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from mirforge.errors import InputError, Reject
-from mirforge.generators.spatial.view_3d import MIN_SIDE_PX
+from mirforge.generators.spatial.view_3d.task import MIN_SIDE_PX
 
 from conftest import accepted, ask_only, generate, make_task
 

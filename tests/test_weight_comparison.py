@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from mirforge.errors import InputError, Reject
-from mirforge.generators.analytical.weight_comparison import _relation, _tilt_of, solve
+from mirforge.generators.analytical.weight_comparison.task import _relation, _tilt_of, solve
 
 from conftest import ask_only, make_task
 

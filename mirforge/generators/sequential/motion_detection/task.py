@@ -27,7 +27,7 @@ import numpy as np
 from mirforge.errors import Reject
 from mirforge.generators.common import draw_distinct, permutation_distractors
 from mirforge.generators.sequential.clips import ClipConfig, Filming, image_list, seconds
-from mirforge.generators.sequential.speed_comparison import distinct_colors_from
+from mirforge.generators.sequential.speed_comparison.task import distinct_colors_from
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
 from mirforge.render.video import DIRECTIONS, ColorRange, angle_of, direction_of, track_frames
