@@ -20,10 +20,19 @@ import numpy as np
 from mirforge import CATEGORIES, LETTERS
 from mirforge.errors import InputError
 
+PER_LEVEL = "mirforge.per_level"  # dataclass field metadata key: the field holds one value per difficulty level
+
+
+def per_level(*values: Any) -> Any:
+    """A config field with one value per difficulty level, in the order of the task's ``levels``: its length is
+    checked against them (see :meth:`TaskConfig.check`), so ``validate`` need not."""
+    return field(default=tuple(values), metadata={PER_LEVEL: True})
+
 
 @dataclass
 class TaskConfig:
-    """Knobs shared by every task. Subclass it (as a dataclass) and extend :meth:`validate`."""
+    """Knobs shared by every task. Subclass it (as a dataclass) and extend :meth:`validate`; declare the fields
+    that hold one value per difficulty level with :func:`per_level`."""
 
     n_options: int = 4
     max_tries: int = 30
@@ -32,26 +41,21 @@ class TaskConfig:
         ensure(2 <= self.n_options <= len(LETTERS), "n_options", f"must be between 2 and {len(LETTERS)}")
         ensure(self.max_tries >= 1, "max_tries", "must be at least 1")
 
-    @classmethod
-    def from_dict(cls, values: dict[str, Any], *, owner: str) -> TaskConfig:
-        """Build and validate a config, coercing strings from the command line; errors name ``owner.field``."""
-        hints = typing.get_type_hints(cls)
-        known = {f.name for f in dataclasses.fields(cls)}
-        kwargs = {}
-        for key, raw in values.items():
-            if key not in known:
-                raise InputError(f"{owner}.{key}: unknown config field; known fields: {', '.join(sorted(known))}")
-            kwargs[key] = _coerce(raw, hints[key], f"{owner}.{key}")
-        config = cls(**kwargs)
+    def check(self, levels: tuple[int, ...], *, owner: str) -> None:
+        """Validate for a task with these ``levels``: every :func:`per_level` field first (so ``validate`` may
+        index and zip them), then :meth:`validate`. Errors are one line naming ``owner.field``."""
         try:
-            config.validate()
+            for f in dataclasses.fields(self):
+                if f.metadata.get(PER_LEVEL):
+                    n = len(getattr(self, f.name))
+                    ensure(n == len(levels), f.name, f"needs one value per level ({len(levels)} values), got {n}")
+            self.validate()
         except ValueError as exc:
             raise InputError(f"{owner}.{exc}") from None
-        return config
 
 
 def ensure(condition: bool, field_name: str, message: str) -> None:
-    """Raise the ``ValueError`` that :meth:`TaskConfig.validate` reports as ``task.field: message``."""
+    """Raise the ``ValueError`` that :meth:`TaskConfig.check` reports as ``task.field: message``."""
     if not condition:
         raise ValueError(f"{field_name}: {message}")
 
@@ -182,7 +186,22 @@ class Task:
 
     def __init__(self, config: TaskConfig | None = None):
         self.config = config if config is not None else self.Config()
-        self.config.validate()
+        self.config.check(self.levels, owner=self.name)
+
+    @classmethod
+    def configure(cls, values: dict[str, Any]) -> TaskConfig:
+        """This task's config from ``--set``-style values, strings coerced to the field types and the result
+        checked against the task's levels; errors are one line naming ``task.field``."""
+        hints = typing.get_type_hints(cls.Config)
+        known = {f.name for f in dataclasses.fields(cls.Config)}
+        kwargs = {}
+        for key, raw in values.items():
+            if key not in known:
+                raise InputError(f"{cls.name}.{key}: unknown config field; known fields: {', '.join(sorted(known))}")
+            kwargs[key] = _coerce(raw, hints[key], f"{cls.name}.{key}")
+        config = cls.Config(**kwargs)
+        config.check(cls.levels, owner=cls.name)
+        return config
 
     @classmethod
     def check_contract(cls) -> None:

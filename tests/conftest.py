@@ -20,7 +20,7 @@ from mirforge.task import Question, Rendered, Task
 
 def make_task(name: str, **config: Any) -> Task:
     cls = load(name)
-    return cls(cls.Config.from_dict(config, owner=name))
+    return cls(cls.configure(config))
 
 
 def generate(task: Task, index: int, seed: int = 0, split: str = "test") -> Generated:

@@ -105,7 +105,7 @@ def test_fuzzed_set_values_are_coerced_or_refused_by_field(task, data):
         st.dictionaries(st.one_of(st.sampled_from(fields), st.text(max_size=6)), cli_strings, min_size=1, max_size=3)
     )
     try:
-        config = cls.Config.from_dict(values, owner=task)
+        config = cls.configure(values)
     except InputError as exc:
         assert one_line_naming(str(exc), [f"{task}.{k}" for k in values] + [f"{task}."]), str(exc)
     else:
@@ -120,7 +120,7 @@ def test_fuzzed_typed_task_config_values_are_refused_by_field(task, data):
     fields = [f.name for f in dataclasses.fields(cls.Config)]
     values = data.draw(st.dictionaries(st.sampled_from(fields), json_values, min_size=1, max_size=3))
     try:
-        cls.Config.from_dict(values, owner=task)
+        cls.configure(values)
     except InputError as exc:
         assert one_line_naming(str(exc), [f"{task}.{k}" for k in values]), str(exc)
 

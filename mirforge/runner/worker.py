@@ -57,7 +57,7 @@ def init_worker(progress: Any = None, threads: int | None = None) -> None:
 @cache
 def task_for(name: str, config_items: tuple[tuple[str, Any], ...]) -> Task:
     cls = load(name)
-    return cls(cls.Config.from_dict(dict(config_items), owner=name))
+    return cls(cls.configure(dict(config_items)))
 
 
 def task_settings(config: RunConfig, name: str) -> dict[str, Any]:

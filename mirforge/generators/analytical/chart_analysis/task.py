@@ -31,7 +31,7 @@ from mirforge.generators.analytical.catalogue import (
     Topic,
 )
 from mirforge.render.charts import ChartSpec, read_values, render_chart
-from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place
+from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
 QTYPES = ("total", "difference", "growth", "rank2")
 KIND_TEXT = {
@@ -47,13 +47,12 @@ MULTI_KINDS = ("grouped", "line", "stacked")
 
 @dataclass
 class ChartAnalysisConfig(TaskConfig):
-    periods_per_level: tuple[int, ...] = (2, 4, 5)  # the most periods (charts cover one or more each)
+    periods_per_level: tuple[int, ...] = per_level(2, 4, 5)  # the most periods (charts cover one or more each)
     gap_fraction: float = 0.08  # options differ by at least this share of the value scale
     max_sample_tries: int = 60
 
     def validate(self) -> None:
         super().validate()
-        ensure(len(self.periods_per_level) == 3, "periods_per_level", "needs one count per level (3 values)")
         ensure(all(2 <= n <= 6 for n in self.periods_per_level), "periods_per_level", "each must be 2 to 6")
         ensure(0.02 <= self.gap_fraction <= 0.3, "gap_fraction", "must be between 0.02 and 0.3")
         ensure(self.max_sample_tries >= 1, "max_sample_tries", "must be at least 1")

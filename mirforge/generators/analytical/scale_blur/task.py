@@ -24,7 +24,7 @@ import numpy as np
 
 from mirforge.errors import Reject
 from mirforge.render.scene3d import PALETTE
-from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place
+from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
 GROUND_Y = 392
 MAX_PX = 300  # the taller thing of a reference image is drawn this high
@@ -49,13 +49,12 @@ GROUND = (190, 200, 170)
 
 @dataclass
 class ScaleBlurConfig(TaskConfig):
-    lookalikes_per_level: tuple[int, ...] = (2, 3, 4)
+    lookalikes_per_level: tuple[int, ...] = per_level(2, 3, 4)
     min_ratio: float = 1.25
     min_px: int = 40
 
     def validate(self) -> None:
         super().validate()
-        ensure(len(self.lookalikes_per_level) == 3, "lookalikes_per_level", "needs one count per level (3 values)")
         ensure(all(2 <= n <= 4 for n in self.lookalikes_per_level), "lookalikes_per_level", "each must be 2 to 4")
         ensure(1.1 <= self.min_ratio <= 3.0, "min_ratio", "must be between 1.1 and 3")
         ensure(self.min_px > 0, "min_px", "must be positive")

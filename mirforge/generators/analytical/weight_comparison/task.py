@@ -24,7 +24,7 @@ import numpy as np
 from mirforge.errors import Reject
 from mirforge.generators.common import object_name, permutation_distractors
 from mirforge.render.scene3d import PALETTE, SHAPES, Object3D, Scene3D, orbit_camera
-from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, place
+from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
 QTYPES = ("heaviest", "lightest", "order")
 BEAM_HALF = 1.2
@@ -45,12 +45,11 @@ Comparison = tuple[Pan, Pan]  # (left pan, right pan)
 
 @dataclass
 class WeightComparisonConfig(TaskConfig):
-    objects_per_level: tuple[int, ...] = (4, 5, 6)
+    objects_per_level: tuple[int, ...] = per_level(4, 5, 6)
     min_visible_px: int = 60
 
     def validate(self) -> None:
         super().validate()
-        ensure(len(self.objects_per_level) == 3, "objects_per_level", "needs one count per level (3 values)")
         ensure(
             all(4 <= n <= 7 for n in self.objects_per_level),
             "objects_per_level",

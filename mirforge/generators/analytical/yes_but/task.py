@@ -35,7 +35,7 @@ import numpy as np
 
 from mirforge.errors import Reject
 from mirforge.render.scene3d import PALETTE
-from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place
+from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
 COLORS = {name: PALETTE[name] for name in ("red", "blue", "green", "yellow", "purple", "orange")}
 BOX_COLORS = {"brown": (150, 100, 60), "gray": (140, 140, 145), "teal": (40, 130, 130)}
@@ -48,12 +48,11 @@ BG = (246, 244, 238)
 
 @dataclass
 class YesButConfig(TaskConfig):
-    min_count_gap_per_level: tuple[int, ...] = (3, 2, 1)
+    min_count_gap_per_level: tuple[int, ...] = per_level(3, 2, 1)
     min_item_px: int = 200
 
     def validate(self) -> None:
         super().validate()
-        ensure(len(self.min_count_gap_per_level) == 3, "min_count_gap_per_level", "needs 3 values")
         ensure(all(1 <= g <= 5 for g in self.min_count_gap_per_level), "min_count_gap_per_level", "each 1 to 5")
         ensure(self.n_options <= 4, "n_options", "at most 4")
         ensure(self.min_item_px > 0, "min_item_px", "must be positive")

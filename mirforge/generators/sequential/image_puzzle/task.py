@@ -32,7 +32,7 @@ from mirforge.errors import Reject
 from mirforge.generators.common import draw_distinct
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
-from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place
+from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
 MASTER = 1344  # rendering size: 3 x 448 and 2 x 672, so every tile is cut without resampling error
 ROWS = {2: ("top", "bottom"), 3: ("top", "middle", "bottom")}
@@ -43,13 +43,12 @@ LANDMARKS = ("balloon", "kite", "bird", "flower", "star", "tree", "house", "sign
 
 @dataclass
 class ImagePuzzleConfig(TaskConfig):
-    grid_per_level: tuple[int, ...] = (2, 3, 3)
+    grid_per_level: tuple[int, ...] = per_level(2, 3, 3)
     margin: float = 0.75  # best cost must be below margin x runner-up
     min_gap: float = 4.0  # ... and at least this many grey levels below it
 
     def validate(self) -> None:
         super().validate()
-        ensure(len(self.grid_per_level) == 3, "grid_per_level", "needs one grid size per level (3 values)")
         ensure(all(g in (2, 3) for g in self.grid_per_level), "grid_per_level", "each grid size must be 2 or 3")
         ensure(self.n_options <= 4, "n_options", "image_puzzle supports at most 4 options (a 2 x 2 grid)")
         ensure(0.1 <= self.margin < 1.0, "margin", "must be between 0.1 and 1")

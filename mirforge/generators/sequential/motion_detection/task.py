@@ -31,7 +31,7 @@ from mirforge.generators.sequential.speed_comparison.task import distinct_colors
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
 from mirforge.render.video import DIRECTIONS, ColorRange, angle_of, direction_of, track_frames
-from mirforge.task import Needs, Question, Region, Rendered, Task, ensure, place
+from mirforge.task import Needs, Question, Region, Rendered, Task, ensure, per_level, place
 
 EDGE = 40  # keep shapes this far from the image border
 PHRASE = {
@@ -49,14 +49,13 @@ KINDS = ("which", "direction", "which_direction", "order")
 
 @dataclass
 class MotionDetectionConfig(ClipConfig):
-    objects_per_level: tuple[int, ...] = (4, 5, 6)
+    objects_per_level: tuple[int, ...] = per_level(4, 5, 6)
     min_move_px: float = 12.0
     still_px: float = 3.0
     angle_margin: float = 12.0
 
     def validate(self) -> None:
         super().validate()
-        ensure(len(self.objects_per_level) == 3, "objects_per_level", "needs one count per level (3 values)")
         ensure(
             all(max(2, self.n_options) <= n <= 8 for n in self.objects_per_level),
             "objects_per_level",

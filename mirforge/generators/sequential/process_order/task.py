@@ -33,7 +33,7 @@ from mirforge.generators.sequential.clips import ClipConfig, Filming, image_list
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
 from mirforge.render.video import ColorRange
-from mirforge.task import Needs, Question, Region, Rendered, Task, ensure, place
+from mirforge.task import Needs, Question, Region, Rendered, Task, ensure, per_level, place
 
 RGB = tuple[int, int, int]
 SIZE = 448  # Task.image_size
@@ -65,12 +65,11 @@ LIQUID_TOL = 40  # the colour mask's tolerance around the liquid's shade, per ch
 
 @dataclass
 class ProcessOrderConfig(ClipConfig):
-    images_per_level: tuple[int, ...] = (4, 5, 6)
+    images_per_level: tuple[int, ...] = per_level(4, 5, 6)
     min_gap_px: int = 14
 
     def validate(self) -> None:
         super().validate()
-        ensure(len(self.images_per_level) == 3, "images_per_level", "needs one count per level (3 values)")
         ensure(all(3 <= n <= 8 for n in self.images_per_level), "images_per_level", "each count must be 3 to 8")
         ensure(
             self.images_per_level[2] >= self.n_options + 2,

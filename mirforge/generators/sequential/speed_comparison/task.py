@@ -22,7 +22,7 @@ from mirforge.generators.sequential.clips import ClipConfig, Filming, seconds
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
 from mirforge.render.video import ColorRange, Track, track_frames
-from mirforge.task import Needs, Question, Region, Rendered, Task, ensure, place
+from mirforge.task import Needs, Question, Region, Rendered, Task, ensure, per_level, place
 
 MARGIN = 34  # pixels kept free at the left and right edges
 KINDS = ("fastest", "slowest", "order")
@@ -30,19 +30,17 @@ KINDS = ("fastest", "slowest", "order")
 
 @dataclass
 class SpeedComparisonConfig(ClipConfig):
-    objects_per_level: tuple[int, ...] = (4, 5, 5)
-    speed_ratio_per_level: tuple[float, ...] = (1.6, 1.4, 1.25)
+    objects_per_level: tuple[int, ...] = per_level(4, 5, 5)
+    speed_ratio_per_level: tuple[float, ...] = per_level(1.6, 1.4, 1.25)
     min_measured_ratio: float = 1.15  # the verifier rejects measured speeds closer than this
 
     def validate(self) -> None:
         super().validate()
-        ensure(len(self.objects_per_level) == 3, "objects_per_level", "needs one count per level (3 values)")
         ensure(
             all(max(3, self.n_options) <= n <= 6 for n in self.objects_per_level),
             "objects_per_level",
             f"each count must be between max(3, n_options={self.n_options}) and 6",
         )
-        ensure(len(self.speed_ratio_per_level) == 3, "speed_ratio_per_level", "needs one ratio per level (3 values)")
         ensure(
             all(1.25 <= r <= 2.0 for r in self.speed_ratio_per_level),
             "speed_ratio_per_level",

@@ -37,7 +37,7 @@ from mirforge.generators.spatial.multiview import (
     table_radius,
 )
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
-from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, place
+from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
 MAX_VIEWS = 4
 MAX_COVERED = 0.3
@@ -45,15 +45,13 @@ MAX_COVERED = 0.3
 
 @dataclass
 class DepthRelationshipConfig(TaskConfig):
-    objects_per_level: tuple[int, ...] = (4, 6, 8)
-    views_per_level: tuple[int, ...] = (2, 3, 4)
-    depth_margin: tuple[float, ...] = (0.7, 0.5, 0.35)  # per level, world units (the table is about 4 across)
+    objects_per_level: tuple[int, ...] = per_level(4, 6, 8)
+    views_per_level: tuple[int, ...] = per_level(2, 3, 4)
+    depth_margin: tuple[float, ...] = per_level(0.7, 0.5, 0.35)  # world units (the table is about 4 across)
     min_visible_px: int = 150
 
     def validate(self) -> None:
         super().validate()
-        for field_name in ("objects_per_level", "views_per_level", "depth_margin"):
-            ensure(len(getattr(self, field_name)) == 3, field_name, "needs one value per level (3 values)")
         ensure(
             all(self.n_options <= n <= 8 for n in self.objects_per_level),
             "objects_per_level",

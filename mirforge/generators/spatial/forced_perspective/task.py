@@ -37,7 +37,7 @@ from mirforge import LETTERS
 from mirforge.errors import Reject
 from mirforge.generators.spatial.multiview import in_frame, measure_view, projected_box
 from mirforge.render.scene3d import PALETTE, Camera, Object3D, Scene3D
-from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place
+from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
 T = TypeVar("T")
 YFOV = math.pi / 4
@@ -89,17 +89,15 @@ NARROW = tuple(it for it in CATALOGUE if it.aspect <= 0.8)
 
 @dataclass
 class ForcedPerspectiveConfig(TaskConfig):
-    images_per_level: tuple[int, ...] = (3, 4, 6)  # chain links; the chain has one more object than images
-    option_gap: tuple[float, ...] = (1.6, 1.4, 1.25)  # per level: options differ by at least this factor
-    misleading: tuple[float, ...] = (0.5, 0.7, 0.85)  # per level: share of images where the smaller looks bigger
+    images_per_level: tuple[int, ...] = per_level(3, 4, 6)  # chain links; the chain has one more object than images
+    option_gap: tuple[float, ...] = per_level(1.6, 1.4, 1.25)  # options differ by at least this factor
+    misleading: tuple[float, ...] = per_level(0.5, 0.7, 0.85)  # share of images where the smaller looks bigger
     size_jitter: float = 0.15  # link ratios drawn within MAX_LINK_RATIO ** (1 / (1 + size_jitter)), then shifted
     min_height_px: int = 60
     max_tries: int = 100
 
     def validate(self) -> None:
         super().validate()
-        for field_name in ("images_per_level", "option_gap", "misleading"):
-            ensure(len(getattr(self, field_name)) == 3, field_name, "needs one value per level (3 values)")
         ensure(
             all(2 <= n <= MAX_IMAGES for n in self.images_per_level),
             "images_per_level",

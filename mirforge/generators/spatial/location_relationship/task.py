@@ -38,7 +38,7 @@ from mirforge.generators.spatial.multiview import (
     table_radius,
 )
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
-from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, place
+from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
 MAX_VIEWS = 6
 MAX_COVERED = 0.3  # referred objects: at most this share of their projected box behind nearer objects
@@ -47,10 +47,10 @@ COMBOS = (("left", "nearer"), ("left", "farther"), ("right", "nearer"), ("right"
 
 @dataclass
 class LocationRelationshipConfig(TaskConfig):
-    objects_per_level: tuple[int, ...] = (4, 6, 8)
-    views_per_level: tuple[int, ...] = (2, 4, 6)
-    lateral_margin_px: tuple[int, ...] = (50, 36, 26)  # per level: horizontal offset of the centres, pixels
-    depth_margin: tuple[float, ...] = (0.7, 0.5, 0.35)  # per level: depth difference, world units
+    objects_per_level: tuple[int, ...] = per_level(4, 6, 8)
+    views_per_level: tuple[int, ...] = per_level(2, 4, 6)
+    lateral_margin_px: tuple[int, ...] = per_level(50, 36, 26)  # horizontal offset of the centres, pixels
+    depth_margin: tuple[float, ...] = per_level(0.7, 0.5, 0.35)  # depth difference, world units
     min_visible_px: int = 150
     # a relation scene must be able to keep and to reverse the left/right (see _pick_relation): with two cameras
     # (level 1) about 3 draws in 4 cannot, and a draw costs only geometry until one is kept
@@ -59,8 +59,6 @@ class LocationRelationshipConfig(TaskConfig):
     def validate(self) -> None:
         super().validate()
         ensure(self.n_options <= 4, "n_options", "at most 4: there are four left/right x nearer/farther answers")
-        for field_name in ("objects_per_level", "views_per_level", "lateral_margin_px", "depth_margin"):
-            ensure(len(getattr(self, field_name)) == 3, field_name, "needs one value per level (3 values)")
         ensure(all(3 <= n <= 8 for n in self.objects_per_level), "objects_per_level", "each count must be 3 to 8")
         ensure(
             all(2 <= n <= MAX_VIEWS for n in self.views_per_level),

@@ -18,7 +18,7 @@ import numpy as np
 from mirforge.errors import Reject
 from mirforge.generators.common import distinct_colors, draw_distinct, object_name, random_shapes
 from mirforge.render.scene3d import PALETTE, Object3D, Scene3D, ortho_view
-from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, place
+from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
 CELL = 1.1  # grid spacing; objects are at most 0.8 wide, so footprints never overlap
 HALF_EXTENT = 2.0
@@ -32,12 +32,11 @@ Layout = tuple[tuple[int, int], ...]  # grid cell (column, row) of each object, 
 
 @dataclass
 class View3DConfig(TaskConfig):
-    objects_per_level: tuple[int, ...] = (2, 3, 5)
+    objects_per_level: tuple[int, ...] = per_level(2, 3, 5)
     min_visible_px: int = 40
 
     def validate(self) -> None:
         super().validate()
-        ensure(len(self.objects_per_level) == 3, "objects_per_level", "needs one count per level (3 values)")
         ensure(
             all(2 <= n <= 9 for n in self.objects_per_level),
             "objects_per_level",
