@@ -19,7 +19,6 @@ from mirforge.errors import InputError, MirforgeError
 from mirforge.task import Steps, Task
 
 STEP_FILES = ("summary", "caption", "text2img", "img2img", "conclusion")
-COMMON_DIR = Path(__file__).parent / "common"
 
 
 def fmt_box(box: list[int]) -> str:
@@ -75,9 +74,8 @@ def template_error(task: str, step: str, exc: Exception, override_dir: Path | No
 def render_steps(
     task: Task, facts: dict[str, Any], n_images: int, rng: np.random.Generator, override_dir: Path | None = None
 ) -> Steps:
-    dirs = [str(task.template_dir()), str(COMMON_DIR)]
-    if override_dir is not None:
-        dirs.insert(0, str(Path(override_dir) / task.name))
+    own = task.template_dir()
+    dirs = [str(own)] if override_dir is None else [str(Path(override_dir) / task.name), str(own)]
     env = _environment(tuple(dirs))
 
     def pick(*choices: Any) -> Any:
@@ -88,7 +86,7 @@ def render_steps(
             text = env.get_template(f"{name}.j2").render(facts, pick=pick, **extra)
         except jinja2.TemplateNotFound as exc:
             if exc.name == f"{name}.j2":
-                raise MirforgeError(f"task {task.name}: template {name}.j2 not found in {dirs[0]}") from None
+                raise MirforgeError(f"task {task.name}: template {name}.j2 not found in {own}") from None
             raise template_error(task.name, name, exc, override_dir) from None
         except Exception as exc:  # undefined names, syntax, sandbox (SecurityError), Python errors of a template's code
             raise template_error(task.name, name, exc, override_dir) from None
