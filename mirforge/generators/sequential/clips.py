@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mirforge.generators.common import distinct_colors
+from mirforge.render import canvas2d
+from mirforge.render.scene3d import PALETTE
 from mirforge.render.video import film
 from mirforge.task import TaskConfig, ensure
 
@@ -54,3 +57,10 @@ def seconds(t: float) -> str:
 
 def image_list(numbers: Sequence[int]) -> str:
     return ", ".join(f"Image {n}" for n in numbers)
+
+
+def track_colors(rng: np.random.Generator, n: int) -> list[str]:
+    """Up to ``n`` distinct palette colours that the video tracker can follow (``canvas2d.TRACK_COLORS``), in
+    random order."""
+    pool = [c for c in distinct_colors(rng, len(PALETTE)) if c in canvas2d.TRACK_COLORS]
+    return pool[:n]

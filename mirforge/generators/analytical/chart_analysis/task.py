@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from mirforge.errors import Reject
-from mirforge.generators.analytical.catalogue import (
+from mirforge.generators.analytical.chart_analysis.topics import (
     CATEGORY_COLOR_NAMES,
     CATEGORY_COLORS,
     PERIOD_COLOR_NAMES,

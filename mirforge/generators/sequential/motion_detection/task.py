@@ -26,8 +26,7 @@ import numpy as np
 
 from mirforge.errors import Reject
 from mirforge.generators.common import draw_distinct, permutation_distractors
-from mirforge.generators.sequential.clips import ClipConfig, Filming, image_list, seconds
-from mirforge.generators.sequential.speed_comparison.task import distinct_colors_from
+from mirforge.generators.sequential.clips import ClipConfig, Filming, image_list, seconds, track_colors
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
 from mirforge.render.video import DIRECTIONS, ColorRange, angle_of, direction_of, track_frames
@@ -117,7 +116,7 @@ class MotionDetection(Filming, Task):
             distance *= 1.6  # room for the intermediate frames
         angle = math.radians(45 * DIRECTIONS.index(direction))
         ux, uy = math.cos(angle), -math.sin(angle)
-        colors = distinct_colors_from(rng, n)
+        colors = track_colors(rng, n)
         shapes = [canvas2d.SHAPES_2D[int(i)] for i in rng.integers(len(canvas2d.SHAPES_2D), size=n)]
         radii = [float(rng.uniform(15, 21)) for _ in range(n)]
         # the mover first: its whole path must stay inside the frame

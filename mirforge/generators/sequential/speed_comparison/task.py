@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from mirforge.errors import Reject
-from mirforge.generators.common import distinct_colors, permutation_distractors
-from mirforge.generators.sequential.clips import ClipConfig, Filming, seconds
+from mirforge.generators.common import permutation_distractors
+from mirforge.generators.sequential.clips import ClipConfig, Filming, seconds, track_colors
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
 from mirforge.render.video import ColorRange, Track, track_frames
@@ -109,7 +109,7 @@ class SpeedComparison(Filming, Task):
         if n_clips == 2:
             split = int(rng.integers(2, n - 1)) if n > 3 else 2
             clip_of = [0 if i < split else 1 for i in range(n)]
-        colors = distinct_colors_from(rng, n)
+        colors = track_colors(rng, n)
         shapes = [canvas2d.SHAPES_2D[int(i)] for i in rng.integers(len(canvas2d.SHAPES_2D), size=n)]
         size = self.image_size
         plans, movers = [], []
@@ -297,11 +297,6 @@ class SpeedComparison(Filming, Task):
             "frames": frames,
             "fps": scene.fps,
         }
-
-
-def distinct_colors_from(rng: np.random.Generator, n: int) -> list[str]:
-    pool = [c for c in distinct_colors(rng, len(PALETTE)) if c in canvas2d.TRACK_COLORS]
-    return pool[:n]
 
 
 def _spaced(rng: np.random.Generator, last: int, n: int, gap: int) -> list[int]:

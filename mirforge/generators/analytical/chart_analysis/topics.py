@@ -1,4 +1,4 @@
-"""Shared data of the analytical tasks: chart topics with realistic names and units, colours."""
+"""The data of chart_analysis: chart topics with realistic names and units; category and period colours."""
 
 from __future__ import annotations
 
