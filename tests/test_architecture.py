@@ -221,6 +221,8 @@ def graph() -> dict[str, list[Import]]:
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.sources[0].removeprefix("mirforge.") or "all")
 def test_forbidden_import_directions(graph, rule):
+    missing = [s for s in rule.sources if not any(under(m, s) for m in graph)]
+    assert not missing, f"{', '.join(missing)}: no such package, so the rule guards nothing"
     found = violations(graph, rule)
     assert not found, f"{rule.why}:\n  " + "\n  ".join(found)
 
