@@ -1,0 +1,306 @@
+"""Image-space baselines of ``mirforge audit``: ways to answer that never read the question.
+
+- **option-image consensus** (tasks whose options are images): distractors made by perturbing the answer make the
+  answer their consensus. Three scores per option image, on 64 x 64 thumbnails: ``img-median`` (closeness to the
+  per-pixel median of the option images), ``img-mode`` (how often its pixels, 8 levels per channel, agree with the
+  other option images'), ``img-near`` (closeness to the other option images on average). Each counts, like the text
+  heuristics, as the better of picking the option it prefers and avoiding it;
+- **opt-alone**: a cross-validated classifier that scores each option image on its own features, one at a time;
+- **opt-only**: a cross-validated classifier that sees only the option images, each against its siblings;
+- **one-image**: for each position among the other (evidence) images, a cross-validated classifier that sees that
+  one image and predicts the answer's text (for options like "Image 4", that is the letter); each option scores the
+  probability of its text. Every position tried counts as a test.
+
+The classifiers are logistic regressions on simple per-image features: mean and std per channel, colour histograms,
+edge density (whole image and quadrants), and 8 x 8 grey and 4 x 4 colour thumbnails.
+
+Option images are the images ``provenance.roles`` marks ``"option"``, one per option in option order; without
+roles, the images the options name one each ("The top view in Image 3": image 3, counted from 1).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from mirforge.audit_stats import Shortcut, avoid_credit, pick_credit
+
+IMAGE_REF = re.compile(r"\bimage\s+(\d+)\b", re.IGNORECASE)
+THUMB = 64  # side of the thumbnails the consensus scores compare
+CONSENSUS = ("img-median", "img-mode", "img-near")
+RARE = "\x00rare"  # the class of answer texts too rare to learn; no option scores it
+
+
+# -- which images are what -------------------------------------------------------------------------------------
+def option_images(record: dict[str, Any]) -> list[int] | None:
+    """Indices of the option images, in option order, or None when the options are not images."""
+    n_images, n_options = len(record["images"]), len(record["options"])
+    roles = (record.get("provenance") or {}).get("roles")
+    if isinstance(roles, list) and len(roles) == n_images:
+        marked = [i for i, role in enumerate(roles) if role == "option"]
+        return marked if len(marked) == n_options else None
+    named = []
+    for text in record["options"].values():
+        refs = {int(m) for m in IMAGE_REF.findall(text)}
+        if len(refs) != 1:
+            return None
+        named.append(refs.pop() - 1)
+    if len(set(named)) != n_options or not all(0 <= i < n_images for i in named):
+        return None
+    return named
+
+
+def needed_share(records: list[dict[str, Any]]) -> tuple[float | None, int, dict[int, float]]:
+    """Percent of instances whose evidence images are all needed (``provenance.needed``), over the instances that
+    record it; how many do; the percent per difficulty level. None when no instance records it."""
+    flags, levels = [], []
+    for r in records:
+        needed = (r.get("provenance") or {}).get("needed")
+        if not isinstance(needed, list):
+            continue
+        known = [v for v in needed if isinstance(v, bool)]
+        if not known:
+            continue
+        flags.append(all(known))
+        levels.append(level_of(r))
+    if not flags:
+        return None, 0, {}
+    share = np.array(flags, float)
+    return 100.0 * float(share.mean()), len(flags), per_level(share, levels)
+
+
+def level_of(record: dict[str, Any]) -> int | None:
+    level = (record.get("difficulty") or {}).get("level")
+    return level if isinstance(level, int) and not isinstance(level, bool) else None
+
+
+def per_level(credit: np.ndarray, levels: list[int | None]) -> dict[int, float]:
+    out = {}
+    for level in sorted({lv for lv in levels if lv is not None}):
+        mine = np.array([lv == level for lv in levels])
+        out[level] = 100.0 * float(credit[mine].mean())
+    return out
+
+
+# -- per image -------------------------------------------------------------------------------------------------
+def thumbnail(image: np.ndarray) -> np.ndarray:
+    import cv2
+
+    return cv2.resize(image, (THUMB, THUMB), interpolation=cv2.INTER_AREA)
+
+
+def features(image: np.ndarray, thumb: np.ndarray | None = None) -> np.ndarray:
+    """Simple features of one image (BGR): what a classifier that cannot reason might latch onto."""
+    import cv2
+
+    small = thumbnail(image) if thumb is None else thumb
+    pixels = small.reshape(-1, 3).astype(np.float32) / 255
+    bins = np.minimum((pixels * 8).astype(np.int64), 7)
+    hist = np.concatenate([np.bincount(bins[:, c], minlength=8) / len(bins) for c in range(3)])
+    grey = cv2.cvtColor(cv2.resize(image, (128, 128), interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+    edges = cv2.Canny(grey, 50, 150) > 0
+    quadrants = [edges[y : y + 64, x : x + 64].mean() for y in (0, 64) for x in (0, 64)]
+    return np.concatenate(
+        [
+            pixels.mean(axis=0),
+            pixels.std(axis=0),
+            hist,
+            [edges.mean(), *quadrants],
+            cv2.resize(grey, (8, 8), interpolation=cv2.INTER_AREA).ravel() / 255,
+            cv2.resize(small, (4, 4), interpolation=cv2.INTER_AREA).ravel() / 255,
+        ]
+    ).astype(np.float32)
+
+
+def consensus_scores(thumbs: np.ndarray) -> dict[str, np.ndarray]:
+    """Per option image (``thumbs``: k x H x W x 3), how much it is the consensus of the others (higher: more)."""
+    x = thumbs.astype(np.float32)
+    k = len(x)
+    median = np.median(x, axis=0)
+    codes = (x // 32).astype(np.int32)  # 8 levels per channel
+    codes = codes[..., 0] * 64 + codes[..., 1] * 8 + codes[..., 2]
+    agree = np.array([(codes[np.arange(k) != i] == codes[i]).sum(axis=0).mean() for i in range(k)])
+    pair = np.abs(x[:, None] - x[None, :]).mean(axis=(2, 3, 4))
+    return {
+        "img-median": -np.abs(x - median).mean(axis=(1, 2, 3)),
+        "img-mode": agree,
+        "img-near": -pair.sum(axis=1) / max(k - 1, 1),
+    }
+
+
+class ImageEvidence:
+    """What the image baselines keep of each instance while the audit decodes its images (once, for all checks)."""
+
+    def __init__(self, records: list[dict[str, Any]]):
+        self.records = records
+        self.options = [option_images(r) for r in records]
+        self.features: list[list[np.ndarray | None]] = [[] for _ in records]
+        self.consensus: list[dict[str, np.ndarray] | None] = [None for _ in records]
+
+    def add(self, n: int, images: list[np.ndarray | None]) -> None:
+        """The decoded images (None: unreadable) of instance ``n``."""
+        thumbs = [None if image is None else thumbnail(image) for image in images]
+        self.features[n] = [
+            None if image is None else features(image, thumb) for image, thumb in zip(images, thumbs, strict=True)
+        ]
+        chosen = self.options[n]
+        if chosen and all(thumbs[i] is not None for i in chosen):
+            self.consensus[n] = consensus_scores(np.stack([thumbs[i] for i in chosen]))
+
+
+# -- the baselines ---------------------------------------------------------------------------------------------
+def image_shortcuts(evidence: ImageEvidence, folds: int = 5, seed: int = 0) -> list[Shortcut]:
+    """The image-space baselines of one task, unjudged (see :func:`mirforge.audit_stats.judge`)."""
+    records = evidence.records
+    correct = [list(r["options"]).index(r["answer"]) for r in records]
+    out = []
+    with_options = [i for i, c in enumerate(evidence.consensus) if c is not None]
+    if with_options:
+        for name in CONSENSUS:
+            pick = np.array([pick_credit(evidence.consensus[i][name], correct[i]) for i in with_options])
+            avoid = np.array([avoid_credit(evidence.consensus[i][name], correct[i]) for i in with_options])
+            credit, how = (pick, "picking") if pick.mean() >= avoid.mean() else (avoid, "avoiding")
+            out.append(summarise(name, f"image baseline {name} ({how} it)", credit, with_options, records, 2))
+        for name, label, relative in (
+            ("opt-alone", "image baseline opt-alone (each option image alone)", False),
+            ("opt-only", "image baseline opt-only (the option images only)", True),
+        ):
+            rows = option_rows(evidence, with_options, relative=relative)
+            out.append(classified(name, label, rows, with_options, records, correct, folds, seed))
+    out.append(one_image(evidence, correct, folds, seed))
+    return out
+
+
+def summarise(
+    name: str, label: str, credit: np.ndarray, which: list[int], records: list[dict[str, Any]], tries: int
+) -> Shortcut:
+    chance = 100.0 * float(np.mean([1.0 / len(records[i]["options"]) for i in which]))
+    return Shortcut(
+        name=name,
+        label=label,
+        value=100.0 * float(credit.mean()),
+        n=len(which),
+        chance=chance,
+        tries=tries,
+        by_level=per_level(credit, [level_of(records[i]) for i in which]),
+    )
+
+
+def option_rows(evidence: ImageEvidence, which: list[int], *, relative: bool) -> list[np.ndarray]:
+    """Per instance, one feature row per option image: its own features, or its features against its siblings'
+    (difference from their mean, and its consensus scores against theirs)."""
+    rows = []
+    for i in which:
+        own = np.stack([evidence.features[i][j] for j in evidence.options[i]])
+        if relative:
+            scores = np.stack([s - s.mean() for s in evidence.consensus[i].values()], axis=1)
+            own = np.concatenate([own - own.mean(axis=0), scores], axis=1)
+        rows.append(own)
+    return rows
+
+
+def classified(
+    name: str,
+    label: str,
+    rows: list[np.ndarray],
+    which: list[int],
+    records: list[dict[str, Any]],
+    correct: list[int],
+    folds: int,
+    seed: int,
+) -> Shortcut:
+    """A cross-validated scorer of option rows (is this the answer?); the best-scoring option is the guess."""
+    if len(which) < 2 * folds:
+        return Shortcut(name, label, None, len(which), 0.0, why_not=f"{len(which)} instances, fewer than 2 per fold")
+    from sklearn.model_selection import KFold
+
+    answers = [correct[i] for i in which]
+    credit = np.zeros(len(which))
+    for train, test in KFold(n_splits=folds, shuffle=True, random_state=seed).split(np.arange(len(which))):
+        x = np.concatenate([rows[t] for t in train])
+        y = np.concatenate([np.arange(len(rows[t])) == answers[t] for t in train]).astype(int)
+        model = fitted(x, y)
+        for t in test:
+            credit[t] = pick_credit(model.decision_function(rows[t]), answers[t])
+    return summarise(name, label, credit, which, records, 1)
+
+
+def fitted(x: np.ndarray, y: np.ndarray) -> Any:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    return make_pipeline(StandardScaler(), LogisticRegression(C=0.1, max_iter=2000)).fit(x, y)
+
+
+def answer_text(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def one_image(evidence: ImageEvidence, correct: list[int], folds: int, seed: int) -> Shortcut:
+    """The best of one classifier per evidence-image position, each seeing that one image and predicting the
+    answer's text; a position is tried when at least two answer texts recur often enough to learn."""
+    records = evidence.records
+    label = "image baseline one-image"
+    positions: dict[int, list[tuple[int, np.ndarray]]] = {}
+    for i, r in enumerate(records):
+        options = set(evidence.options[i] or ())
+        others = [j for j in range(len(r["images"])) if j not in options]
+        for p, j in enumerate(others):
+            if j < len(evidence.features[i]) and evidence.features[i][j] is not None:
+                positions.setdefault(p, []).append((i, evidence.features[i][j]))
+    best: Shortcut | None = None
+    tried = 0
+    for p, items in sorted(positions.items()):
+        texts = [answer_text(records[i]["options"][records[i]["answer"]]) for i, _ in items]
+        common = Counter(texts)
+        if len(items) < 2 * folds or sum(1 for c in common.values() if c >= folds) < 2:
+            continue
+        tried += 1
+        credit = single_image_credit(items, texts, records, correct, folds, seed)
+        which = [i for i, _ in items]
+        found = summarise("one-image", f"{label} (evidence image {p + 1} alone)", credit, which, records, 1)
+        if best is None or found.value > best.value:
+            best = found
+    if best is None:
+        why = f"no image position with two answer texts recurring {folds} times or more"
+        return Shortcut("one-image", label, None, len(records), 0.0, why_not=why)
+    best.tries = tried
+    return best
+
+
+def single_image_credit(
+    items: list[tuple[int, np.ndarray]],
+    texts: list[str],
+    records: list[dict[str, Any]],
+    correct: list[int],
+    folds: int,
+    seed: int,
+) -> np.ndarray:
+    from sklearn.model_selection import KFold
+
+    x = np.stack([f for _, f in items])
+    credit = np.zeros(len(items))
+    for train, test in KFold(n_splits=folds, shuffle=True, random_state=seed).split(x):
+        seen = Counter(texts[t] for t in train)
+        labels = [texts[t] if seen[texts[t]] >= 2 else RARE for t in train]  # a class needs examples to learn
+        if len(set(labels) - {RARE}) < 2:
+            for t in test:
+                credit[t] = 1.0 / len(records[items[t][0]]["options"])
+            continue
+        model = fitted(x[train], np.array(labels, dtype=object))
+        classes = {c: k for k, c in enumerate(model.classes_)}
+        probs = model.predict_proba(x[test])
+        for row, t in zip(probs, test, strict=True):
+            i = items[t][0]
+            scores = np.array(
+                [
+                    row[classes[answer_text(o)]] if answer_text(o) in classes else 0.0
+                    for o in records[i]["options"].values()
+                ]
+            )
+            credit[t] = pick_credit(scores, correct[i])
+    return credit

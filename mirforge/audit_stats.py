@@ -1,0 +1,108 @@
+"""The statistics of ``mirforge audit``: credit for a guess, and bounds that know the sample size.
+
+A baseline breaks its bound only when the one-sided lower confidence bound of its accuracy (Clopper-Pearson, exact
+binomial) exceeds chance plus the margin. Every accuracy the audit tries on a task (each baseline, each direction of
+a heuristic, each image position) is one test, and the confidence level is corrected for their number (Bonferroni),
+so a valid split of 60 instances does not fail by the luck of the best of many guesses. Letter shares get their own
+two-sided interval, corrected for the number of letters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.stats import beta
+
+CONFIDENCE = 0.95
+
+
+def pick_credit(scores: np.ndarray, correct: int) -> float:
+    """Expected accuracy of choosing the best-scoring option, ties broken at random."""
+    best = np.flatnonzero(scores >= scores.max() - 1e-12)
+    return 1.0 / len(best) if correct in best else 0.0
+
+
+def avoid_credit(scores: np.ndarray, correct: int) -> float:
+    """Expected accuracy of choosing at random among the options that do not score best."""
+    best = set(np.flatnonzero(scores >= scores.max() - 1e-12).tolist())
+    if len(best) == len(scores):
+        return 1.0 / len(scores)
+    return 0.0 if correct in best else 1.0 / (len(scores) - len(best))
+
+
+def lower_bound(successes: float, n: int, alpha: float) -> float:
+    """One-sided Clopper-Pearson lower bound (level 1 - alpha) of a binomial proportion.
+
+    ``successes`` may be fractional (ties share credit); the beta quantile is defined for any real count."""
+    if n <= 0:
+        return 0.0
+    if successes <= 0:
+        return 0.0
+    successes = min(successes, n)
+    return float(beta.ppf(alpha, successes, n - successes + 1))
+
+
+def interval(successes: float, n: int, alpha: float) -> tuple[float, float]:
+    """Two-sided Clopper-Pearson interval (level 1 - alpha) of a binomial proportion."""
+    if n <= 0:
+        return 0.0, 1.0
+    successes = min(max(successes, 0.0), n)
+    lo = 0.0 if successes <= 0 else float(beta.ppf(alpha / 2, successes, n - successes + 1))
+    hi = 1.0 if successes >= n else float(beta.ppf(1 - alpha / 2, successes + 1, n - successes))
+    return lo, hi
+
+
+def flagged_from(n: int, limit: float, alpha: float) -> float | None:
+    """The smallest accuracy (a fraction, k/n) whose lower bound exceeds ``limit``; None when not even n/n does."""
+    if n <= 0:
+        return None
+    k = np.arange(1, n + 1, dtype=float)
+    lows = beta.ppf(alpha, k, n - k + 1)
+    above = np.flatnonzero(lows > limit)
+    return float(k[above[0]] / n) if len(above) else None
+
+
+@dataclass
+class Shortcut:
+    """One way to answer without the reasoning (a text heuristic, a classifier, an image baseline), judged."""
+
+    name: str  # the table's column
+    label: str  # how a broken bound names it
+    value: float | None  # accuracy, percent; None: not run (too few instances, nothing to score)
+    n: int  # instances it was measured on
+    chance: float  # percent, on those instances
+    tries: int = 1  # accuracies tried to get ``value`` (directions, image positions); each is one test
+    by_level: dict[int, float] = field(default_factory=dict)  # percent per difficulty level (image baselines)
+    lower: float | None = None  # corrected one-sided lower confidence bound, percent
+    flagged_from: float | None = None  # the accuracy, percent, that would break the bound at this n (None: none)
+    status: str = "untested"  # ok | above (point estimate above the limit, not proven at this n) | broken
+    why_not: str = ""  # why it was not run, when ``value`` is None
+
+
+def judge(shortcuts: list[Shortcut], margin: float, confidence: float = CONFIDENCE) -> int:
+    """Fill each shortcut's corrected bound and status; the number of tests the correction counted."""
+    tests = sum(s.tries for s in shortcuts if s.value is not None)
+    alpha = (1 - confidence) / max(tests, 1)
+    for s in shortcuts:
+        if s.value is None:
+            continue
+        limit = (s.chance + margin) / 100
+        s.lower = 100 * lower_bound(s.value / 100 * s.n, s.n, alpha)
+        first = flagged_from(s.n, limit, alpha)
+        s.flagged_from = None if first is None else 100 * first
+        if s.lower > 100 * limit + 1e-9:
+            s.status = "broken"
+        elif s.value > 100 * limit + 1e-9:
+            s.status = "above"
+        else:
+            s.status = "ok"
+    return tests
+
+
+def letter_intervals(counts: dict[str, int], n: int, confidence: float = CONFIDENCE) -> dict[str, tuple[float, float]]:
+    """Per letter, the two-sided interval (percent) of its share, corrected for the number of letters."""
+    alpha = (1 - confidence) / max(len(counts), 1)
+    return {
+        letter: (100 * lo, 100 * hi) for letter, (lo, hi) in ((k, interval(c, n, alpha)) for k, c in counts.items())
+    }
