@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from mirforge.dataset import Dataset
+from mirforge.dataset import Entry as Loaded  # one instance line, as the reader gives it
 from mirforge.errors import InputError
 
 TOKEN = re.compile(r"\w+")
@@ -135,43 +137,15 @@ class TaskAudit:
         return 100.0 * (self.regenerated - len(self.regen_disagreements)) / self.regenerated
 
 
-@dataclass
-class Loaded:
-    record: dict[str, Any]
-    line: str
-    where: str
-
-
 # -- reading --------------------------------------------------------------------------------------------------
 def load_dataset(root: Path, tasks: list[str] | None = None, split: str | None = None) -> dict[str, list[Loaded]]:
-    root = Path(root)
-    if not root.is_dir():
-        raise InputError(f"{root}: no such dataset folder")
-    pattern = f"*/{split or '*'}/shard-*.jsonl"
-    files = sorted((root / "instances").glob(pattern))
-    if not files:
-        raise InputError(f"{root}: no instances/<task>/<split>/shard-*.jsonl files; is this a mirforge dataset?")
     by_task: dict[str, list[Loaded]] = {}
-    for path in files:
-        rel = path.relative_to(root).as_posix()
-        task = path.parent.parent.name
-        if tasks and task not in tasks:
-            continue
-        for lineno, raw in enumerate(path.read_bytes().splitlines(), 1):
-            if not raw.strip():
-                continue
-            where = f"{rel}:{lineno}"
-            try:
-                line = raw.decode("utf-8")
-                record = json.loads(line)
-                _check_shape(record)
-            except (UnicodeDecodeError, ValueError, TypeError, KeyError) as exc:
-                raise InputError(f"{where}: not an instance record ({exc}); run `mirforge validate {root}`") from None
-            by_task.setdefault(task, []).append(Loaded(record, line, where))
-    if tasks:
-        missing = [t for t in tasks if t not in by_task]
-        if missing:
-            raise InputError(f"--tasks: no instances of {', '.join(missing)} in {root}")
+    for entry in Dataset(root, tasks, split).entries():
+        try:
+            _check_shape(entry.record)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise InputError(f"{entry.where}: not an instance record ({exc}); run `mirforge validate {root}`") from None
+        by_task.setdefault(entry.task, []).append(entry)
     return by_task
 
 
@@ -382,7 +356,7 @@ def region_problem(region: Any, sizes: list, bounds: Bounds) -> str | None:
 
 # -- regeneration ----------------------------------------------------------------------------------------------
 def regenerate_sample(root: Path, loaded: list[Loaded], sample: int, result: TaskAudit, seed: int = 0) -> None:
-    from mirforge.inspect import regenerate_and_compare
+    from mirforge.show import regenerate_and_compare
 
     if sample <= 0:
         return

@@ -245,12 +245,13 @@ def show(
     regenerate: Annotated[bool, typer.Option(help="Regenerate it from the manifest and compare bytes.")] = False,
 ) -> None:
     """Print one instance; with --regenerate, rebuild it alone and check it is byte-identical."""
-    from mirforge.inspect import find_instance, regenerate_and_compare
+    from mirforge.dataset import Dataset
+    from mirforge.show import regenerate_and_compare
 
-    line = find_instance(dataset, instance_id)
-    typer.echo(json.dumps(json.loads(line), indent=1, ensure_ascii=False))
+    entry = Dataset(dataset).find(instance_id)
+    typer.echo(json.dumps(entry.record, indent=1, ensure_ascii=False))
     if regenerate:
-        differences = regenerate_and_compare(dataset, line)
+        differences = regenerate_and_compare(dataset, entry.line)
         if differences:
             fail(f"{instance_id} regenerates differently: {'; '.join(differences)}", 1)
         typer.echo(f"{instance_id}: regenerated, byte-identical (record and images)", err=True)
@@ -313,7 +314,7 @@ def audit(
     typer.echo(table(results, limits))
     typer.echo(LEGEND.format(**vars(limits)))
     if json_out is not None:
-        from mirforge.runner.store import atomic_write
+        from mirforge.dataset.writer import atomic_write
 
         atomic_write(json_out, (json.dumps(to_json(results, limits), indent=1) + "\n").encode())
     broken = [r for r in results if r.violations]
@@ -419,9 +420,10 @@ def stats(
 
     Example: mirforge stats data/v3d --plots data/v3d/plots
     """
-    from mirforge.stats import compute, format_table, read_dataset, write_plots
+    from mirforge.dataset import Dataset
+    from mirforge.stats import compute, format_table, write_plots
 
-    table = compute(read_dataset(dataset, _task_list(tasks)).records)
+    table = compute(Dataset(dataset, _task_list(tasks)).records())
     if as_json:
         typer.echo(json.dumps({k: v.to_json() for k, v in table.items()}, indent=1))
     elif not quiet:

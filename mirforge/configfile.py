@@ -186,12 +186,13 @@ def dry_run(config: Any, out: Path | None, sample: int = 6, upload: str | None =
     """What ``generate`` would do, without writing anything. Images are estimated by asking (not rendering)
     up to ``sample`` questions per task: the number of ``<image>`` slots is the number of images. Shards missing
     from ``out`` count as complete when ``upload`` holds them."""
+    from mirforge.dataset.layout import MANIFEST
+    from mirforge.dataset.manifest import Manifest
     from mirforge.errors import Reject
     from mirforge.instance import IMAGE_SLOT
     from mirforge.pipeline import ask, level_of
     from mirforge.registry import resolve
     from mirforge.runner.plan import plan
-    from mirforge.runner.store import MANIFEST, Manifest
     from mirforge.runner.worker import frozen, task_for, task_settings
     from mirforge.seeding import attempt_rng, balanced_slot, balanced_variant, instance_seed
 

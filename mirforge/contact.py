@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-import json
 import textwrap
+from itertools import islice
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from mirforge.dataset import Dataset
 from mirforge.errors import InputError
 
 THUMB = 150
@@ -18,23 +19,19 @@ FONT = cv2.FONT_HERSHEY_SIMPLEX
 
 
 def contact_sheet(root: Path, task: str, count: int = 3, max_images: int = 6) -> np.ndarray:
-    records = []
-    for path in sorted((root / "instances" / task).glob("*/shard-*.jsonl")):
-        records += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        if len(records) >= count:
-            break
-    if not records:
-        raise InputError(f"{root}: no instances of {task}; check --task and the dataset folder")
-    rows = [_row(root, rec, max_images) for rec in records[:count]]
+    dataset = Dataset(root)
+    if task not in dataset.tasks:
+        raise InputError(f"--task: no instances of {task} in {root}; it holds {', '.join(dataset.tasks)}")
+    rows = [_row(dataset, entry.record, max_images) for entry in islice(dataset.entries(task), count)]
     width = max(r.shape[1] for r in rows)
     rows = [np.pad(r, ((0, 0), (0, width - r.shape[1]), (0, 0)), constant_values=255) for r in rows]
     return np.vstack(rows)
 
 
-def _row(root: Path, rec: dict, max_images: int) -> np.ndarray:
+def _row(dataset: Dataset, rec: dict, max_images: int) -> np.ndarray:
     thumbs = []
     for k, rel in enumerate(rec["images"][:max_images]):
-        img = cv2.resize(cv2.imread(str(root / rel)), (THUMB, THUMB), interpolation=cv2.INTER_AREA)
+        img = cv2.resize(dataset.image(rel), (THUMB, THUMB), interpolation=cv2.INTER_AREA)
         cv2.putText(img, f"Image {k + 1}", (4, 14), FONT, 0.4, (0, 0, 0), 1, cv2.LINE_AA)
         thumbs.append(cv2.copyMakeBorder(img, 2, 2, 2, 2, cv2.BORDER_CONSTANT, value=(200, 200, 200)))
     strip = np.hstack(thumbs)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mirforge import LETTERS, __version__
+from mirforge.dataset import Dataset
 from mirforge.errors import InputError
 from mirforge.stats import (
     MIR_CATEGORIES,
@@ -29,7 +30,6 @@ from mirforge.stats import (
     MIR_INSTANCES,
     TaskStats,
     compute,
-    read_dataset,
 )
 
 CARD = "README.md"
@@ -141,7 +141,8 @@ def export_hf(
         raise InputError(f"--rows-per-file: must be at least 1, got {rows_per_file}")
     ds = _datasets()
     ds.disable_progress_bars()
-    data = read_dataset(dataset, tasks)
+    data = Dataset(dataset, tasks)
+    manifest = data.manifest  # the card needs it: fail before writing anything
     out = Path(out)
     _prepare_out(out, overwrite)
     feats = features()
@@ -149,7 +150,7 @@ def export_hf(
     counts: dict[str, dict[str, int]] = {}
     for task in data.tasks:
         for split in data.splits:
-            records = data.of(task, split)
+            records = data.records(task, split)
             if not records:
                 continue
             chunks = [records[i : i + rows_per_file] for i in range(0, len(records), rows_per_file)]
@@ -163,8 +164,8 @@ def export_hf(
                 os.replace(tmp, out / rel)
                 layout.setdefault(task, {}).setdefault(split, []).append(rel)
             counts.setdefault(task, {})[split] = len(records)
-    stats = compute(data.records)
-    card = dataset_card(data.manifest, stats, layout, counts, license_id, pretty_name or f"mirforge: {dataset.name}")
+    stats = compute(data.records())
+    card = dataset_card(manifest, stats, layout, counts, license_id, pretty_name or f"mirforge: {dataset.name}")
     (out / CARD).write_text(card, encoding="utf-8")
     result = {task: dict(splits) for task, splits in counts.items()}
     result[ALL] = {split: sum(c.get(split, 0) for c in counts.values()) for split in data.splits}

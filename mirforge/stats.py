@@ -1,20 +1,13 @@
-"""``mirforge stats``: per-task counts of a dataset folder, and PNG plots beside MIR's published figures.
-
-Also the dataset reader the exporters share: :func:`read_dataset` loads the manifest and every record, ordered
-by split, task and index.
-"""
+"""``mirforge stats``: per-task counts of a dataset folder, and PNG plots beside MIR's published figures."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mirforge import CATEGORIES
-from mirforge.errors import InputError
-from mirforge.runner.store import MANIFEST, read_shard
 
 # MIR's published figures (arXiv 2509.17040, Table 1 and Figure 2).
 MIR_INSTANCES = 22_257
@@ -22,51 +15,6 @@ MIR_IMAGES = 138_277
 MIR_IMAGES_PER_INSTANCE = MIR_IMAGES / MIR_INSTANCES  # about 6.21
 MIR_CATEGORIES = {"sequential": 5_455, "spatial": 9_350, "analytical": 7_821}  # sum 22,626 (the figure's)
 STEPS = ("summary", "caption", "text2img", "img2img", "conclusion")
-
-
-@dataclass
-class Dataset:
-    root: Path
-    manifest: dict[str, Any]
-    records: list[dict[str, Any]]
-
-    @property
-    def tasks(self) -> list[str]:
-        return sorted({r["task"] for r in self.records})
-
-    @property
-    def splits(self) -> list[str]:
-        return sorted({r["split"] for r in self.records})
-
-    def of(self, task: str | None = None, split: str | None = None) -> list[dict[str, Any]]:
-        return [
-            r for r in self.records if (task is None or r["task"] == task) and (split is None or r["split"] == split)
-        ]
-
-
-def read_dataset(root: Path, tasks: list[str] | None = None) -> Dataset:
-    """Every record of a dataset folder (optionally of some tasks only), in split, task and index order."""
-    root = Path(root)
-    if not (root / MANIFEST).is_file():
-        raise InputError(f"DATASET: {root} holds no {MANIFEST}; give a folder written by `mirforge generate`")
-    try:
-        manifest = json.loads((root / MANIFEST).read_text())
-        splits = manifest["splits"]
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise InputError(f"DATASET: {root / MANIFEST} is not a mirforge manifest ({exc})") from None
-    records = []
-    for split in sorted(splits):
-        for shard in sorted(splits[split]["shards"]):
-            records += read_shard(root / shard)
-    if tasks is not None:
-        unknown = sorted(set(tasks) - {r["task"] for r in records})
-        if unknown:
-            raise InputError(f"--tasks: {', '.join(unknown)} not in {root}")
-        records = [r for r in records if r["task"] in tasks]
-    if not records:
-        raise InputError(f"DATASET: {root} holds no instances yet; generate some first")
-    records.sort(key=lambda r: (r["split"], r["task"], r["provenance"]["index"]))
-    return Dataset(root, manifest, records)
 
 
 @dataclass

@@ -6,9 +6,10 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mirforge.errors import InputError
+from mirforge.dataset.layout import MANIFEST, TMP_MARK
+from mirforge.dataset.reader import BadLine, Dataset, numbered_lines, parse_line
+from mirforge.dataset.writer import sha256
 from mirforge.instance import problems
-from mirforge.runner.store import MANIFEST, TMP_MARK, sha256
 
 
 @dataclass
@@ -23,9 +24,8 @@ class Report:
 
 
 def validate_dataset(root: Path) -> Report:
-    root = Path(root)
-    if not root.is_dir():
-        raise InputError(f"{root}: no such dataset folder")
+    dataset = Dataset(root)
+    root = dataset.root
     report = Report()
     listed: dict[str, dict] = {}
     manifest_path = root / MANIFEST
@@ -33,16 +33,13 @@ def validate_dataset(root: Path) -> Report:
         listed = read_listed(manifest_path, report)
     else:
         report.problems.append(f"{MANIFEST}: missing")
-    shard_files = sorted((root / "instances").glob("*/*/shard-*.jsonl"))
-    if not shard_files:
-        raise InputError(f"{root}: no instances/<task>/<split>/shard-*.jsonl files; is this a mirforge dataset?")
     seen: dict[str, str] = {}
     referenced: set[str] = set()
-    for path in shard_files:
-        rel = path.relative_to(root).as_posix()
+    for shard in dataset.shards:
+        rel = shard.rel
         report.shards += 1
         try:
-            data = path.read_bytes()
+            data = dataset.read(shard)
         except OSError as exc:
             report.problems.append(f"{rel}: unreadable ({exc.strerror or exc})")
             continue
@@ -51,23 +48,12 @@ def validate_dataset(root: Path) -> Report:
             report.problems.append(f"{rel}: not listed in {MANIFEST}")
         elif entry.get("sha256") != sha256(data):
             report.problems.append(f"{rel}: checksum differs from {MANIFEST} (edited or truncated)")
-        for lineno, raw in enumerate(data.splitlines(), 1):
-            if not raw.strip():
-                continue
-            where = f"{rel}:{lineno}"
+        for lineno, raw in numbered_lines(data):
+            where = shard.where(lineno)
             try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                bad = raw[exc.start : exc.start + 1].hex()
-                report.problems.append(f"{where}: not valid UTF-8 (byte 0x{bad} at column {exc.start + 1})")
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                report.problems.append(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
-                continue
-            if not isinstance(record, dict):
-                report.problems.append(f"{where}: expected a JSON object, got {type(record).__name__}")
+                _, record = parse_line(raw)
+            except BadLine as exc:
+                report.problems.append(f"{where}: {exc}")
                 continue
             report.records += 1
             if isinstance(record.get("images"), list):

@@ -104,8 +104,9 @@ def tmp_out(tmp_path):
 
 def written(root: Path, config: RunConfig) -> Path:
     """A complete dataset folder made in this process by the shard function the executors run (no worker pool)."""
+    from mirforge.dataset.manifest import Manifest
+    from mirforge.dataset.mir import write_mir
     from mirforge.runner.plan import plan
-    from mirforge.runner.store import Manifest, write_mir
     from mirforge.runner.worker import run_shard
 
     manifest = Manifest(root)

@@ -11,9 +11,9 @@ from test_stages import make_dataset
 from typer.testing import CliRunner
 
 from mirforge.cli import app
-from mirforge.curriculum import dataset_records
 from mirforge.curriculum.difficulty import SIDECAR, mcq_prompt, read_sidecar, run_difficulty, spearman
 from mirforge.curriculum.models import Query, Sampling, ScriptedBackend
+from mirforge.dataset import Dataset
 from mirforge.errors import InputError
 
 from openai_server import OpenAIServer
@@ -47,7 +47,7 @@ def dataset(tmp_path: Path) -> Path:
 
 
 def test_pass_rates_labels_and_summary(dataset: Path) -> None:
-    records = dataset_records(dataset)
+    records = Dataset(dataset).records()
     backend = scripted(records)
     report = run_difficulty(dataset, backend, Sampling(k=K), threshold=0.7, chunk=4, progress=False)
     lines = read_sidecar(dataset / SIDECAR)
@@ -68,11 +68,11 @@ def test_pass_rates_labels_and_summary(dataset: Path) -> None:
     table = report.table()
     assert "alpha" in table and "beta" in table and "+1.000" in table
     # the instances are not rewritten
-    assert all("p" not in r for r in dataset_records(dataset))
+    assert all("p" not in r for r in Dataset(dataset).records())
 
 
 def test_resume_skips_done_and_repairs_a_torn_line(dataset: Path) -> None:
-    records = dataset_records(dataset)
+    records = Dataset(dataset).records()
     first = scripted(records)
     run_difficulty(dataset, first, Sampling(k=K), limit=2, chunk=2, progress=False)
     assert len(read_sidecar(dataset / SIDECAR)) == 4
@@ -102,7 +102,7 @@ def test_spearman() -> None:
 
 
 def test_prompt_asks_for_the_parsed_format(dataset: Path) -> None:
-    record = dataset_records(dataset)[0]
+    record = Dataset(dataset).records()[0]
     prompt = mcq_prompt(record)
     assert prompt.count("<image>") == len(record["images"])
     assert "Your option:" in prompt and "A. " in prompt
@@ -116,7 +116,7 @@ def test_cli_openai_completes_and_resumes(dataset: Path) -> None:
             return hashlib.sha256(im.tobytes()).hexdigest()
 
     gold: dict[tuple[str, ...], set[str]] = {}
-    for r in dataset_records(dataset):
+    for r in Dataset(dataset).records():
         gold.setdefault(tuple(pixels(p) for p in r["images"]), set()).add(r["answer"])
 
     def respond(body: dict, images: list) -> str:
@@ -156,7 +156,7 @@ def test_cli_bad_input_exits_2(dataset: Path) -> None:
 
 
 def test_sidecar_lines_are_json(dataset: Path) -> None:
-    records = dataset_records(dataset)
+    records = Dataset(dataset).records()
     run_difficulty(dataset, scripted(records), Sampling(k=K), tasks={"beta"}, progress=False)
     raw = (dataset / SIDECAR).read_text().splitlines()
     assert len(raw) == 9 and all(json.loads(x)["task"] == "beta" for x in raw)

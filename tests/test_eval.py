@@ -11,8 +11,8 @@ import pytest
 from PIL import Image
 from test_stages import make_dataset
 
-from mirforge.curriculum import dataset_records
 from mirforge.curriculum.models import Query, ScriptedBackend
+from mirforge.dataset import Dataset
 from mirforge.errors import InputError
 from mirforge.evaluation.report import bar_chart, table
 from mirforge.evaluation.run import (
@@ -39,7 +39,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def answer_key(data: Path) -> dict[str, str]:
-    return {r["id"]: r["answer"] for r in dataset_records(data)}
+    return {r["id"]: r["answer"] for r in Dataset(data).records()}
 
 
 def test_scores_per_task_category_confusion(data: Path, tmp_path: Path) -> None:
@@ -50,7 +50,7 @@ def test_scores_per_task_category_confusion(data: Path, tmp_path: Path) -> None:
             return f"<conclusion>The answer is {key[q.id]}.</conclusion>"
         return "I cannot tell." if q.id.endswith("0") else "Your option: A"
 
-    records = dataset_records(data)
+    records = Dataset(data).records()
     preds = predict(ScriptedBackend(respond), records, data, prompt=prompt_builder("train"), sampling=greedy(8))
     summary = summarize(preds, chance_levels(records))
     assert summary["by_task"]["alpha"]["accuracy"] == 1.0
@@ -70,7 +70,7 @@ def test_scores_per_task_category_confusion(data: Path, tmp_path: Path) -> None:
 
 
 def test_prompts_and_selection(data: Path) -> None:
-    records = dataset_records(data)
+    records = Dataset(data).records()
     record = records[0]
     assert "Select the correct option" in prompt_builder("train")(record)
     assert "Your option:" in prompt_builder("answer")(record)
@@ -88,7 +88,7 @@ def test_blind_keeps_slots_and_sizes(data: Path, tmp_path: Path) -> None:
         seen.append(q)
         return "A"
 
-    records = dataset_records(data)
+    records = Dataset(data).records()
     blank = BlankImages(tmp_path / "blank")
     predict(ScriptedBackend(respond), records, data, prompt=prompt_builder("train"), sampling=greedy(4), blank=blank)
     for q, r in zip(seen, records, strict=True):

@@ -26,7 +26,7 @@ import yaml
 from PIL import Image
 from test_stages import make_dataset
 
-from mirforge.curriculum import dataset_records
+from mirforge.dataset import Dataset
 from mirforge.errors import InputError
 from mirforge.evaluation.exports import export_lmms_eval, export_vlmevalkit
 
@@ -66,7 +66,7 @@ def test_lmms_eval_task_folder(data: Path, tmp_path: Path) -> None:
     assert config["task"] == "mir_forge_test" and config["output_type"] == "generate_until"
     docs = datasets.load_dataset(config["dataset_path"], **config["dataset_kwargs"])[config["test_split"]]
     kwargs = config["lmms_eval_specific_kwargs"]["default"]
-    records = {r["id"]: r for r in dataset_records(data)}
+    records = {r["id"]: r for r in Dataset(data).records()}
     results = []
     for doc in docs:
         record = records[doc["id"]]
@@ -121,7 +121,7 @@ def test_vlmevalkit_tsv(data: Path, tmp_path: Path) -> None:
     table["index"] = [str(x) for x in table["index"]]
     assert {"question", "A", "B", "image"} <= set(table.columns)  # -> CustomMCQDataset
     assert table["index"].is_unique and len(table) == 6
-    records = {r["id"]: r for r in dataset_records(data)}
+    records = {r["id"]: r for r in Dataset(data).records()}
     for _, line in table.iterrows():
         record = records[line["id"]]
         images = toliststr(line["image"])

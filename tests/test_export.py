@@ -12,9 +12,9 @@ from test_stages import make_dataset, pass_rates
 from typer.testing import CliRunner
 
 from mirforge.cli import app
-from mirforge.curriculum import dataset_records
 from mirforge.curriculum.commands import build_and_export
 from mirforge.curriculum.export import FORMATS, check_record, image_tags
+from mirforge.dataset import Dataset
 from mirforge.errors import MirforgeError
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -23,7 +23,7 @@ STAGES = [f"stage{i}" for i in range(6)]
 
 
 def write_difficulty(dataset: Path) -> None:
-    lines = [{"id": i, "p": p} for i, p in pass_rates(dataset_records(dataset)).items()]
+    lines = [{"id": i, "p": p} for i, p in pass_rates(Dataset(dataset).records()).items()]
     (dataset / "difficulty.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
 
 

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from mirforge.dataset import Dataset
 from mirforge.errors import InputError
 from mirforge.gallery import build_gallery, question_parts
 from mirforge.runner import generate
 from mirforge.runner.plan import RunConfig
-from mirforge.stats import read_dataset
 
 CHROMIUM = os.environ.get("MIRFORGE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -62,14 +62,14 @@ def test_question_parts_put_images_at_the_slots():
 
 
 def test_pages_are_paginated_and_reference_images_relatively(dataset, site):
-    data = read_dataset(dataset)
+    data = Dataset(dataset)
     for task in data.tasks:
-        n = len(data.of(task))
+        n = len(data.records(task))
         pages = sorted((site / task).glob("page-*.html"))
         assert len(pages) == -(-n // 3)
         html = "".join(p.read_text() for p in pages)
         assert html.count('class="instance"') == n
-        assert html.count("<img ") == sum(len(r["images"]) for r in data.of(task))
+        assert html.count("<img ") == sum(len(r["images"]) for r in data.records(task))
         for src in re.findall(r'<img src="([^"]+)"', html):
             assert not src.startswith(("/", "data:", "http")), src
             assert (site / task / src).resolve().is_file()
@@ -109,7 +109,7 @@ def browser():
 
 
 def test_pages_work_in_chromium(browser, dataset, site, tmp_path):
-    data = read_dataset(dataset)
+    data = Dataset(dataset)
     shots = Path(os.environ.get("MIRFORGE_GALLERY_SHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
     for task in data.tasks:
@@ -120,7 +120,7 @@ def test_pages_work_in_chromium(browser, dataset, site, tmp_path):
         page.on("requestfailed", lambda req, problems=problems: problems.append(f"failed: {req.url}"))
         page.goto((site / task / "page-001.html").as_uri())
         page.wait_for_load_state("load")
-        records = {r["id"]: r for r in data.of(task)}
+        records = {r["id"]: r for r in data.records(task)}
         instances = page.locator("article.instance")
         assert instances.count() == min(3, len(records))
         for k in range(instances.count()):

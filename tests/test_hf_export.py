@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from mirforge.dataset import Dataset
 from mirforge.errors import InputError
 from mirforge.runner import generate
 from mirforge.runner.plan import RunConfig
-from mirforge.stats import read_dataset
 
 datasets = pytest.importorskip("datasets", reason="the HF export needs the `datasets` package")
 
@@ -42,7 +42,7 @@ def exported(dataset, tmp_path_factory) -> Path:
 def test_rows_equal_the_instances_with_identical_image_bytes(dataset, exported, name, tmp_path):
     loaded = datasets.load_dataset(str(exported), name, cache_dir=str(tmp_path / "cache"))
     assert set(loaded) == {"test", "train"}
-    records = read_dataset(dataset).records
+    records = Dataset(dataset).records()
     for split in ("test", "train"):
         table = loaded[split].cast_column("images", datasets.List(datasets.Image(decode=False)))
         expected = [r for r in records if r["split"] == split and name in ("all", r["task"])]

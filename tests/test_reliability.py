@@ -19,10 +19,10 @@ from pathlib import Path
 import cv2
 import pytest
 
+from mirforge.dataset.writer import sha256
 from mirforge.errors import MirforgeError
 from mirforge.runner import generate
 from mirforge.runner.plan import RunConfig
-from mirforge.runner.store import sha256
 
 from test_runner import CMD, manifest, mirforge, tree
 
@@ -175,7 +175,8 @@ def test_sigkill_of_one_worker_fails_clearly_and_a_rerun_completes(uninterrupted
 # -- full disk -------------------------------------------------------------------------------------------------
 def full_disk_worker(progress, threads, budget: int) -> None:
     """Worker initializer (runs in the spawned worker): its file writes fail with ENOSPC after ``budget`` files."""
-    from mirforge.runner import store, worker
+    from mirforge.dataset import writer
+    from mirforge.runner import worker
 
     count = [0]
 
@@ -188,7 +189,7 @@ def full_disk_worker(progress, threads, budget: int) -> None:
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         return handle
 
-    store.open = full_open  # module globals come before builtins
+    writer.open = full_open  # module globals come before builtins
     worker.init_worker(progress, threads)
 
 

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from mirforge.curriculum import dataset_records
 from mirforge.curriculum.stages import (
     STEPS,
     build_curriculum,
@@ -21,6 +20,7 @@ from mirforge.curriculum.stages import (
     load_schedule,
     parse_schedule,
 )
+from mirforge.dataset import Dataset
 from mirforge.errors import InputError
 
 COLOURS = [(200, 30, 30), (30, 200, 30), (30, 30, 200), (200, 200, 30), (30, 200, 200), (200, 30, 200)]
@@ -103,7 +103,7 @@ def test_default_schedule_is_mir(dataset: Path) -> None:
 
 
 def test_stages_hold_exactly_the_scheduled_steps(dataset: Path) -> None:
-    records = dataset_records(dataset)
+    records = Dataset(dataset).records()
     p = pass_rates(records)
     built = build_curriculum(records, parse_schedule(default_schedule()), p)
     for stage, rows, stats in built:
@@ -127,7 +127,7 @@ def test_stages_hold_exactly_the_scheduled_steps(dataset: Path) -> None:
 
 
 def test_pools_and_counts_add_up(dataset: Path) -> None:
-    records = dataset_records(dataset)
+    records = Dataset(dataset).records()
     p = pass_rates(records)
     easy = [r for r in records if p[r["id"]] >= 0.7]
     hard = [r for r in records if p[r["id"]] < 0.7]
@@ -145,7 +145,7 @@ def test_pools_and_counts_add_up(dataset: Path) -> None:
 
 
 def test_sampling_is_seeded_and_fresh_per_stage(dataset: Path) -> None:
-    records = dataset_records(dataset)
+    records = Dataset(dataset).records()
     p = pass_rates(records)
     schedule = parse_schedule(default_schedule())
     first = [[r["id"] for r in rows] for _, rows, _ in build_curriculum(records, schedule, p)]
@@ -164,7 +164,7 @@ def test_sampling_is_seeded_and_fresh_per_stage(dataset: Path) -> None:
 
 
 def test_threshold_from_schedule(dataset: Path) -> None:
-    records = dataset_records(dataset)
+    records = Dataset(dataset).records()
     p = pass_rates(records)
     built = build_curriculum(records, parse_schedule({**default_schedule(), "threshold": 0.25}), p)
     assert built[0][2]["count"] == sum(1 for v in p.values() if v >= 0.25)
@@ -179,7 +179,7 @@ def test_schedule_file_yaml_and_json(tmp_path: Path, dataset: Path) -> None:
     )
     schedule = load_schedule(yaml_file)
     assert schedule.seed == 3 and [s.name for s in schedule.stages] == ["warm", "full"]
-    built = build_curriculum(dataset_records(dataset), schedule, None)  # pool: all needs no difficulty file
+    built = build_curriculum(Dataset(dataset).records(), schedule, None)  # pool: all needs no difficulty file
     assert built[0][2]["count"] == 20 and built[1][2]["count"] == 40
     assert built[0][1][0]["target"].startswith("Answer: CONCLUSION-")
     json_file = tmp_path / "s.json"
@@ -206,7 +206,7 @@ def test_schedule_errors_name_the_field(change: dict[str, Any], field: str) -> N
 
 
 def test_missing_difficulty_is_a_clear_error(dataset: Path) -> None:
-    records = dataset_records(dataset)
+    records = Dataset(dataset).records()
     with pytest.raises(InputError, match="--difficulty"):
         build_curriculum(records, parse_schedule(default_schedule()), None)
     partial = dict(list(pass_rates(records).items())[:5])

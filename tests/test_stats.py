@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from mirforge.dataset import Dataset
 from mirforge.errors import InputError
 from mirforge.runner import generate
 from mirforge.runner.plan import RunConfig
-from mirforge.stats import MIR_IMAGES_PER_INSTANCE, compute, format_table, read_dataset, write_plots
+from mirforge.stats import MIR_IMAGES_PER_INSTANCE, compute, format_table, write_plots
 
 
 @pytest.fixture(scope="module")
@@ -25,22 +26,22 @@ def dataset(tmp_path_factory) -> Path:
 
 
 def test_numbers_match_the_records(dataset):
-    data = read_dataset(dataset)
-    stats = compute(data.records)
+    data = Dataset(dataset)
+    stats = compute(data.records())
     assert list(stats) == ["image_puzzle", "yes_but", "all"]
     assert stats["yes_but"].instances == 4 and stats["image_puzzle"].instances == 3
-    assert stats["all"].images == sum(len(r["images"]) for r in data.records)
+    assert stats["all"].images == sum(len(r["images"]) for r in data.records())
     assert sum(stats["yes_but"].letters.values()) == 4
     assert set(stats["yes_but"].letters) == {"A", "B", "C", "D"}  # exactly balanced over a block of 4
     assert sum(stats["all"].levels.values()) == 7
-    caption_chars = sum(sum(len(c) for c in r["caption"]) for r in data.of("yes_but")) / 4
+    caption_chars = sum(sum(len(c) for c in r["caption"]) for r in data.records("yes_but")) / 4
     assert stats["yes_but"].step_chars["caption"] == pytest.approx(caption_chars)
     table = format_table(stats)
     assert "MIR (published)" in table and "22257" in table and f"{MIR_IMAGES_PER_INSTANCE:.2f}" in table
 
 
 def test_plots_are_pngs(dataset, tmp_path):
-    paths = write_plots(compute(read_dataset(dataset).records), tmp_path / "plots")
+    paths = write_plots(compute(Dataset(dataset).records()), tmp_path / "plots")
     assert [p.name for p in paths] == ["letters.png", "difficulty.png", "mir-comparison.png"]
     for path in paths:
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -61,6 +62,6 @@ def test_cli_json_and_plots(dataset, tmp_path):
 
 def test_a_folder_without_a_manifest_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="holds no manifest.json"):
-        read_dataset(tmp_path)
+        Dataset(tmp_path)
     proc = subprocess.run([sys.executable, "-m", "mirforge", "stats", str(tmp_path)], capture_output=True, text=True)
     assert proc.returncode == 2 and "manifest.json" in proc.stderr

@@ -329,9 +329,9 @@ def test_learning_check_beats_chance_and_blind_does_not(tmp_path: Path) -> None:
     """A tiny random Qwen2-VL, fully fine-tuned through 2 stages (64 steps) on 64 colour questions, answers 40 held-out
     ones far above chance (measured: 40/40), while the same checkpoint with blank images stays at chance (20/40: it
     picks one letter for every question). Under chance, >= 34/40 happens with p < 1e-6."""
-    from mirforge.curriculum import dataset_records
     from mirforge.curriculum.commands import build_and_export
     from mirforge.curriculum.tiny import build_tiny_vlm
+    from mirforge.dataset import Dataset
     from mirforge.evaluation.models import LoadedBackend, load_model
     from mirforge.evaluation.run import BlankImages, greedy, predict, prompt_builder, summarize
     from mirforge.training.trainer import run_training
@@ -362,7 +362,7 @@ def test_learning_check_beats_chance_and_blind_does_not(tmp_path: Path) -> None:
     assert result.steps == {"a": 32, "b": 32}
     model, processor, _ = load_model(tmp_path / "run" / "checkpoints" / "b")
     backend = LoadedBackend(model, processor, "colour", batch_size=8)
-    records = dataset_records(tmp_path / "test")
+    records = Dataset(tmp_path / "test").records()
     scores = {}
     for blind in (False, True):
         blank = BlankImages(tmp_path / "blank") if blind else None

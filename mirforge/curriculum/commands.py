@@ -149,14 +149,14 @@ def build_and_export(
     formats: list[str],
     copy_images: bool,
 ) -> dict[str, Any]:
-    from mirforge.curriculum import dataset_records
     from mirforge.curriculum.difficulty import SIDECAR, load_pass_rates
     from mirforge.curriculum.export import export_stages
     from mirforge.curriculum.stages import build_curriculum, load_schedule
-    from mirforge.runner.store import atomic_write
+    from mirforge.dataset import Dataset
+    from mirforge.dataset.writer import atomic_write
 
     schedule = load_schedule(schedule_path)
-    records = dataset_records(dataset)
+    records = Dataset(dataset).records()
     side = difficulty_path or dataset / SIDECAR
     p = load_pass_rates(side) if (schedule.needs_difficulty or side.is_file()) else None
     built = build_curriculum(records, schedule, p)
@@ -190,9 +190,9 @@ def export(
 
     Example: mirforge export training data/v3d --format trl,swift --out data/v3d-sft
     """
-    from mirforge.curriculum import dataset_records
     from mirforge.curriculum.export import export_stages
     from mirforge.curriculum.stages import STEPS, build_stage, parse_schedule
+    from mirforge.dataset import Dataset
 
     formats = _formats(format_)
     if (source / CURRICULUM).is_file():
@@ -212,7 +212,7 @@ def export(
             raise InputError(f"--stage: {source} is a dataset, not a curriculum folder; drop --stage")
         dataset = source
         full = parse_schedule({"stages": [{"name": "full", "pool": "all", "prompt": [], "target": list(STEPS)}]})
-        stages = [("full", build_stage(dataset_records(dataset), full.stages[0], full))]
+        stages = [("full", build_stage(Dataset(dataset).records(), full.stages[0], full))]
     report = export_stages(stages, dataset, out, formats, copy_images=copy_images)
     for key, count in report.rows.items():
         typer.echo(f"{key:28} {count:6d} rows")

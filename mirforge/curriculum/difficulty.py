@@ -19,9 +19,9 @@ from typing import Any
 
 from tqdm import tqdm
 
-from mirforge.curriculum import dataset_records
 from mirforge.curriculum.answers import parse_answer
 from mirforge.curriculum.models import Backend, Query, Sampling, TransformersBackend
+from mirforge.dataset import Dataset
 from mirforge.errors import InputError
 from mirforge.ray_session import require_ray
 
@@ -257,7 +257,7 @@ def run_difficulty(
     if limit is not None and limit < 1:
         raise InputError(f"--limit: must be at least 1, got {limit}")
     dataset = Path(dataset)
-    records = dataset_records(dataset, tasks)
+    records = Dataset(dataset, tasks).records()
     if limit is not None:
         per_task: dict[str, int] = {}
         kept = []

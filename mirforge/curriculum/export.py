@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mirforge.dataset.writer import atomic_write
 from mirforge.errors import InputError, MirforgeError
-from mirforge.runner.store import atomic_write
 
 FORMATS = ("swift", "llamafactory", "trl", "llava")
 IMAGE_SLOT = "<image>"

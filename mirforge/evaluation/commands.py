@@ -51,7 +51,7 @@ def eval_command(
               mirforge eval --model runs/cur/checkpoints/stage5 --data data/test --blind
               mirforge eval --text-baseline --train data/train --data data/test
     """
-    from mirforge.curriculum import dataset_records
+    from mirforge.dataset import Dataset
     from mirforge.evaluation.report import bar_chart, table, write_json
     from mirforge.evaluation.run import chance_levels, select_records, summarize, write_predictions
 
@@ -59,7 +59,7 @@ def eval_command(
         raise InputError("--data: give the dataset folder to evaluate on")
     if limit is not None and limit < 1:
         raise InputError(f"--limit: must be at least 1, got {limit}")
-    records = select_records(dataset_records(data), split, _tasks(tasks), limit)
+    records = select_records(Dataset(data).records(), split, _tasks(tasks), limit)
     chance = chance_levels(records)
     results: list[tuple[str, list[Any]]] = []
     if text_baseline:
@@ -134,13 +134,13 @@ def _text_baseline(
     records: list[dict[str, Any]],
     tasks: str | None,
 ) -> list[tuple[str, list[Any]]]:
-    from mirforge.curriculum import dataset_records
+    from mirforge.dataset import Dataset
     from mirforge.evaluation.run import select_records
     from mirforge.evaluation.textbaseline import TextBaseline
 
     if train is None:
         raise InputError("--train: --text-baseline learns from a training dataset; give --train DATASET")
-    train_records = select_records(dataset_records(train), train_split, _tasks(tasks), flag="--train-split")
+    train_records = select_records(Dataset(train).records(), train_split, _tasks(tasks), flag="--train-split")
     test_ids = {r["id"] for r in records}
     same = Path(train).resolve() == Path(data).resolve()
     if same and any(r["id"] in test_ids for r in train_records):

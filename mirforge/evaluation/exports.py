@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mirforge.dataset.writer import atomic_write
 from mirforge.errors import InputError
-from mirforge.runner.store import atomic_write
 
 MAX_OPTIONS = 8
 
@@ -135,10 +135,10 @@ class ExportSummary:
 
 
 def _records(dataset: Path, split: str | None, tasks: set[str] | None) -> list[dict[str, Any]]:
-    from mirforge.curriculum import dataset_records
+    from mirforge.dataset import Dataset
     from mirforge.evaluation.run import select_records
 
-    records = select_records(dataset_records(Path(dataset)), split, tasks)
+    records = select_records(Dataset(dataset).records(), split, tasks)
     if not records:
         raise InputError(f"DATASET: {dataset} has no instances to export")
     for r in records:

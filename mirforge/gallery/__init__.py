@@ -17,9 +17,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from mirforge.dataset import Dataset
 from mirforge.errors import InputError
 from mirforge.instance import IMAGE_SLOT
-from mirforge.stats import STEPS, compute, read_dataset
+from mirforge.stats import STEPS, compute
 
 STATIC = ("gallery.css", "gallery.js")
 
@@ -73,7 +74,7 @@ def build_gallery(
         raise InputError(f"--per-page: must be at least 1, got {per_page}")
     if limit is not None and limit < 1:
         raise InputError(f"--limit: must be at least 1, got {limit}")
-    data = read_dataset(dataset, tasks)
+    data = Dataset(dataset, tasks)
     out = Path(out).resolve()
     root = data.root.resolve()
     if out == root:
@@ -84,10 +85,10 @@ def build_gallery(
         (out / "static" / name).write_bytes(resources.files("mirforge.gallery").joinpath("static", name).read_bytes())
     env = _environment()
     page_t, index_t = env.get_template("page.html.j2"), env.get_template("index.html.j2")
-    stats = compute(data.records)
+    stats = compute(data.records())
     pages: dict[str, int] = {}
     for task in data.tasks:
-        records = data.of(task)[:limit] if limit else data.of(task)
+        records = data.records(task)[:limit]
         chunks = [records[i : i + per_page] for i in range(0, len(records), per_page)]
         pages[task] = len(chunks)
         folder = out / task

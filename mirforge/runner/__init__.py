@@ -9,10 +9,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from mirforge.dataset.manifest import Manifest
+from mirforge.dataset.mir import write_mir
+from mirforge.dataset.upload import check_upload
+from mirforge.dataset.writer import check_writable, remove_temporaries
 from mirforge.registry import resolve
 from mirforge.runner.plan import RunConfig, Shard, plan
-from mirforge.runner.store import Manifest, check_writable, remove_temporaries, write_mir
-from mirforge.runner.upload import check_upload
 from mirforge.runner.worker import ShardResult, frozen, task_for, task_settings
 from mirforge.templates import check_overrides
 

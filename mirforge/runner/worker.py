@@ -14,13 +14,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from mirforge.dataset.upload import put
+from mirforge.dataset.writer import atomic_write, digest, file_hash, sha256
 from mirforge.errors import MirforgeError
 from mirforge.instance import problems
 from mirforge.pipeline import generate_one
 from mirforge.registry import load
 from mirforge.runner.plan import RunConfig, Shard
-from mirforge.runner.store import atomic_write, digest, file_hash, sha256
-from mirforge.runner.upload import put
 from mirforge.task import Task
 
 _progress: Any = None  # a queue the driver reads, one item per finished instance

@@ -70,10 +70,10 @@ def load_curriculum(folder: Path, only: tuple[str, ...] = ()) -> Curriculum:
 
 def baseline_plan(cur: Curriculum, seed: int) -> StagePlan:
     """The same instances as the curriculum (with repeats), question -> full chain, shuffled with ``seed``."""
-    from mirforge.curriculum import dataset_records
     from mirforge.curriculum.stages import STEPS, Stage, build_stage
+    from mirforge.dataset import Dataset
 
-    by_id = {r["id"]: r for r in dataset_records(cur.dataset)}
+    by_id = {r["id"]: r for r in Dataset(cur.dataset).records()}
     ids = [row["id"] for stage in cur.stages for row in stage.rows]
     missing = [i for i in ids if i not in by_id]
     if missing:

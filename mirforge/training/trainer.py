@@ -378,11 +378,11 @@ class _EvalSetup:
 
 
 def _eval_setup(cfg: TrainConfig, cur: Any) -> _EvalSetup:
-    from mirforge.curriculum import dataset_records
+    from mirforge.dataset import Dataset
     from mirforge.evaluation.run import chance_levels, prompt_builder, select_records
 
     root = Path(cfg.eval_data)
-    records = select_records(dataset_records(root), cfg.eval_split, None, cfg.eval_limit, flag="--eval-split")
+    records = select_records(Dataset(root).records(), cfg.eval_split, None, cfg.eval_limit, flag="--eval-split")
     train_ids = {row["id"] for s in cur.stages for row in s.rows}
     if Path(root).resolve() == Path(cur.dataset).resolve() and any(r["id"] in train_ids for r in records):
         raise InputError(

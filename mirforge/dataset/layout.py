@@ -1,0 +1,14 @@
+"""The names of a dataset folder, in one place for the writer and the reader.
+
+A dataset folder holds ``manifest.json``, ``instances/<task>/<split>/shard-NNNNN.jsonl``,
+``images/<task>/<split>/NNNNNN-K.png`` and ``mir.json``. A file under a temporary name (``TMP_MARK`` in it) is
+one a writer had not finished.
+"""
+
+from __future__ import annotations
+
+MANIFEST = "manifest.json"
+MIR = "mir.json"
+INSTANCES = "instances"
+SHARD_FILES = "*/*/shard-*.jsonl"  # under INSTANCES: <task>/<split>/shard-NNNNN.jsonl
+TMP_MARK = ".tmp-"
