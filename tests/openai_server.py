@@ -10,7 +10,8 @@
   and of the encoded bytes). A fixed string or a list of strings (cycled) also works.
 - ``honour_n``: return n choices when the request asks for n (vLLM does), else always one (llama.cpp does).
 - ``fail(*faults)``: the next requests fail in order, one fault each: an HTTP status (500, 429, 503 ...) or
-  ``"timeout"`` (the reply is delayed by ``timeout_delay`` seconds, past the client's timeout).
+  ``"timeout"`` (the reply is delayed by ``timeout_delay`` seconds, past the client's timeout). A failed status
+  carries ``Retry-After: retry_after`` seconds (the openai client waits that long before it retries).
 - ``requests`` (parsed bodies), ``images`` (per request), ``count`` (all requests, faults included).
 """
 
@@ -58,6 +59,7 @@ class OpenAIServer:
         honour_n: bool = True,
         model: str = "test-model",
         timeout_delay: float = 2.0,
+        retry_after: float = 0.01,
     ) -> None:
         if isinstance(respond, str):
             text = respond
@@ -69,6 +71,7 @@ class OpenAIServer:
         self.honour_n = honour_n
         self.model = model
         self.timeout_delay = timeout_delay
+        self.retry_after = retry_after
         self.requests: list[dict[str, Any]] = []
         self.images: list[list[Decoded]] = []
         self.count = 0
@@ -105,8 +108,8 @@ class OpenAIServer:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
-                if status == 429:
-                    self.send_header("Retry-After", "0")
+                if status == 429 or status >= 500:
+                    self.send_header("Retry-After", f"{server.retry_after:g}")
                 self.end_headers()
                 self.wfile.write(data)
 

@@ -12,11 +12,12 @@ from typer.testing import CliRunner
 
 from mirforge.cli import app
 from mirforge.curriculum.difficulty import SIDECAR, mcq_prompt, read_sidecar, run_difficulty, spearman
-from mirforge.curriculum.models import Query, Sampling, ScriptedBackend
 from mirforge.dataset import Dataset
 from mirforge.errors import InputError
+from mirforge.models.backend import Query, Sampling
 
 from openai_server import OpenAIServer
+from scripted_backend import ScriptedBackend
 
 K = 10
 

@@ -10,8 +10,11 @@ import pytest
 from test_stages import make_dataset
 
 from mirforge.curriculum.difficulty import SIDECAR, run_difficulty
-from mirforge.curriculum.models import Sampling, ScriptedBackend, make_backend
 from mirforge.errors import InputError
+from mirforge.models.backend import Sampling
+from mirforge.models.factory import make_backend
+
+from scripted_backend import ScriptedBackend
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -36,7 +39,7 @@ def cli(*args: str) -> int:
 def test_ray_sidecar_is_byte_identical_to_local(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     pytest.importorskip("ray")
     pytest.importorskip("transformers")
-    from mirforge.curriculum.tiny import build_tiny_vlm
+    from mirforge.models.tiny import build_tiny_vlm
 
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
     monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")

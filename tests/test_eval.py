@@ -11,7 +11,6 @@ import pytest
 from PIL import Image
 from test_stages import make_dataset
 
-from mirforge.curriculum.models import Query, ScriptedBackend
 from mirforge.dataset import Dataset
 from mirforge.errors import InputError
 from mirforge.evaluation.report import bar_chart, table
@@ -24,9 +23,11 @@ from mirforge.evaluation.run import (
     select_records,
     summarize,
 )
+from mirforge.models.backend import Query
 
 from conftest import run_cli
 from openai_server import OpenAIServer
+from scripted_backend import ScriptedBackend
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -163,7 +164,7 @@ def test_cli_openai_backend(data: Path, tmp_path: Path, capsys) -> None:
 
 def test_cli_transformers_tiny_model(data: Path, tmp_path: Path, capsys) -> None:
     pytest.importorskip("transformers")
-    from mirforge.curriculum.tiny import build_tiny_vlm
+    from mirforge.models.tiny import build_tiny_vlm
 
     model = build_tiny_vlm(tmp_path / "tiny", "qwen2_vl", seed=0, image_px=56)
     code = run_cli(

@@ -116,8 +116,8 @@ def test_trl_collator_on_the_export(built: tuple[Path, Path, dict[str, Any]], tm
     from trl.trainer.sft_trainer import DataCollatorForVisionLanguageModeling
 
     from mirforge.curriculum.export import load_trl
-    from mirforge.curriculum.models import load_processor
-    from mirforge.curriculum.tiny import build_tiny_vlm
+    from mirforge.models.processor import load_processor
+    from mirforge.models.tiny import build_tiny_vlm
 
     _, out, _ = built
     processor = load_processor(build_tiny_vlm(tmp_path / "tiny", "qwen2_vl"))

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from mirforge.errors import InputError
+from mirforge.models.cache import ResponseCache
 from mirforge.registry import resolve
 from mirforge.task import Steps
-from mirforge.templates.llm_cache import LLMCache
 from mirforge.templates.rewriter import (
     Rewriter,
     check,
@@ -58,7 +58,7 @@ STEPS = Steps(
     conclusion="Only the top view in Image 4 agrees with the front and side views, with the cyan sphere at the "
     "middle left, the gray cone at the front middle. Therefore the answer is B.",
 )
-FAST = {"timeout": 0.5, "retries": 2, "backoff": 0.01}
+FAST = {"timeout": 0.5, "retries": 2}
 
 
 def fluent(steps: Steps) -> Steps:
@@ -236,19 +236,19 @@ def test_budget_is_shared_through_the_cache_file_and_stops_rewriting_only(server
     assert rewrite(second, seed=2)[1]["outcome"] == "rewritten"
     steps, record = rewrite(first, seed=3)
     assert steps == STEPS and record == {**record, "outcome": "fallback", "reason": "budget exhausted"}
-    assert server.count == 2 and LLMCache(path).count() == 2
+    assert server.count == 2 and ResponseCache(path).count() == 2
     assert rewrite(second, seed=1)[1]["outcome"] == "rewritten"  # cached answers cost nothing
 
 
 def test_budget_claims_are_atomic_across_processes(tmp_path):
     path = tmp_path / "llm.sqlite"
     code = (
-        "import sys; from mirforge.templates.llm_cache import LLMCache; c = LLMCache(sys.argv[1]); "
+        "import sys; from mirforge.models.cache import ResponseCache; c = ResponseCache(sys.argv[1]); "
         "print(sum(c.claim(60) for _ in range(40)))"
     )
     procs = [subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE) for _ in range(2)]
     granted = [int(p.communicate(timeout=120)[0]) for p in procs]
-    assert sum(granted) == 60 and LLMCache(path).count() == 60
+    assert sum(granted) == 60 and ResponseCache(path).count() == 60
 
 
 def test_cache_hit_makes_no_call_and_the_same_bytes(server, tmp_path):
@@ -383,6 +383,6 @@ def test_smollm2_end_to_end(tmp_path):
     print(f"\nSmolLM2-135M: {passed}/{len(outcomes)} rewrites passed the faithfulness check; {srv.count} calls")
     for record in outcomes:
         print(" ", record["outcome"], record.get("reason", ""))
-    for (content,) in LLMCache(cache).db.execute("SELECT content FROM responses"):
+    for (content,) in ResponseCache(cache).db.execute("SELECT content FROM responses"):
         print("  reply:", json.dumps(content[:160]))
     assert srv.count >= len(outcomes)

@@ -41,7 +41,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import torch
 
     torch.set_num_threads(1)
-    from mirforge.curriculum.tiny import build_tiny_vlm
+    from mirforge.models.tiny import build_tiny_vlm
 
     return build_tiny_vlm(tmp_path_factory.mktemp("tiny") / "qwen2_vl", "qwen2_vl", seed=0, image_px=56)
 
@@ -137,7 +137,7 @@ def _with_signature(template: Any, body: Any) -> Any:
 
 
 def test_loss_mask_is_the_target_only(tiny: Path, curriculum: Path) -> None:
-    from mirforge.curriculum.models import load_processor
+    from mirforge.models.processor import load_processor
     from mirforge.training.data import hf_dataset, to_trl
     from mirforge.training.trainer import _Collator
 
@@ -165,7 +165,7 @@ def test_loss_mask_is_the_target_only(tiny: Path, curriculum: Path) -> None:
 def test_lora_three_stages_chain(tmp_path: Path, tiny: Path, curriculum: Path) -> None:
     from safetensors.torch import load_file
 
-    from mirforge.evaluation.models import load_model
+    from mirforge.models.loader import load_model
     from mirforge.training.trainer import run_training
 
     starts: dict[str, Any] = {}
@@ -197,8 +197,8 @@ def test_lora_three_stages_chain(tmp_path: Path, tiny: Path, curriculum: Path) -
     ends_log = [e for e in log if e["event"] == "stage_end"]
     starts_log = [e for e in log if e["event"] == "stage_start"]
     assert [e["weights"] for e in ends_log[:-1]] == [e["weights"] for e in starts_log[1:]]
-    model, processor, _ = load_model(tmp_path / "run" / "checkpoints" / "s2")  # an adapter folder evaluates
-    assert model is not None and processor is not None
+    loaded = load_model(tmp_path / "run" / "checkpoints" / "s2")  # an adapter folder evaluates
+    assert loaded.model is not None and loaded.processor is not None
 
 
 def test_full_three_stages_drop_and_curve(tmp_path: Path, tiny: Path, curriculum: Path) -> None:
@@ -242,7 +242,7 @@ def test_full_three_stages_drop_and_curve(tmp_path: Path, tiny: Path, curriculum
 
 def _length_below(tiny: Path, row: dict[str, Any], dataset: Path) -> int:
     """A --max-length one token short of ``row``'s full length."""
-    from mirforge.curriculum.models import load_processor
+    from mirforge.models.processor import load_processor
     from mirforge.training.data import hf_dataset, to_trl
     from mirforge.training.trainer import _Collator
 
@@ -330,10 +330,11 @@ def test_learning_check_beats_chance_and_blind_does_not(tmp_path: Path) -> None:
     ones far above chance (measured: 40/40), while the same checkpoint with blank images stays at chance (20/40: it
     picks one letter for every question). Under chance, >= 34/40 happens with p < 1e-6."""
     from mirforge.curriculum.commands import build_and_export
-    from mirforge.curriculum.tiny import build_tiny_vlm
     from mirforge.dataset import Dataset
-    from mirforge.evaluation.models import LoadedBackend, load_model
     from mirforge.evaluation.run import BlankImages, greedy, predict, prompt_builder, summarize
+    from mirforge.models.loader import load_model
+    from mirforge.models.tiny import build_tiny_vlm
+    from mirforge.models.transformers_backend import TransformersBackend
     from mirforge.training.trainer import run_training
 
     colour_dataset(tmp_path / "train", "train", 64, seed=1)
@@ -360,8 +361,8 @@ def test_learning_check_beats_chance_and_blind_does_not(tmp_path: Path) -> None:
     )
     result = run_training(cfg)
     assert result.steps == {"a": 32, "b": 32}
-    model, processor, _ = load_model(tmp_path / "run" / "checkpoints" / "b")
-    backend = LoadedBackend(model, processor, "colour", batch_size=8)
+    loaded = load_model(tmp_path / "run" / "checkpoints" / "b")
+    backend = TransformersBackend(loaded.model, loaded.processor, "colour", batch_size=8)
     records = Dataset(tmp_path / "test").records()
     scores = {}
     for blind in (False, True):

@@ -60,7 +60,8 @@ def difficulty(
     A local model over Ray (same sidecar as a local run): --model PATH --executor ray --workers 4
     """
     from mirforge.curriculum.difficulty import check_executor, run_difficulty
-    from mirforge.curriculum.models import Sampling, make_backend
+    from mirforge.models.backend import Sampling
+    from mirforge.models.factory import make_backend
 
     sampling = Sampling(k, temperature, top_p, max_new_tokens, repetition_penalty, seed)
     sampling.validate()
@@ -228,7 +229,7 @@ def tiny_vlm(
     seed: Annotated[int, typer.Option(help="Initialisation seed.")] = 0,
 ) -> None:
     """Build a tiny random vision-language model (no download) loadable with from_pretrained(DIRECTORY)."""
-    from mirforge.curriculum.tiny import build_tiny_vlm
+    from mirforge.models.tiny import build_tiny_vlm
 
     path = build_tiny_vlm(directory, arch, seed)
     typer.echo(f"tiny {arch} written to {path}")

@@ -9,6 +9,7 @@ batches can fan out over Ray actors (``difficulty_ray``); the sidecar is then th
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import statistics
@@ -20,9 +21,10 @@ from typing import Any
 from tqdm import tqdm
 
 from mirforge.curriculum.answers import parse_answer
-from mirforge.curriculum.models import Backend, Query, Sampling, TransformersBackend
 from mirforge.dataset import Dataset
 from mirforge.errors import InputError
+from mirforge.models.backend import Backend, Query, Sampling
+from mirforge.models.transformers_backend import TransformersBackend
 from mirforge.ray_session import require_ray
 
 SIDECAR = "difficulty.jsonl"
@@ -290,7 +292,9 @@ def run_difficulty(
     if executor == "ray":
         from mirforge.curriculum.difficulty_ray import score_ray
 
-        scored = score_ray(chunks, backend, dataset.resolve(), sampling, config, keep_responses, workers, address)
+        root, keep = dataset.resolve(), keep_responses
+        score = functools.partial(score_batch, backend, root=root, sampling=sampling, config=config, keep=keep)
+        scored = score_ray(chunks, score, workers, address)
     else:
         scored = (score_batch(backend, batch, dataset, sampling, config, keep_responses) for batch in chunks)
     try:

@@ -95,12 +95,12 @@ def eval_command(
 def _run_model(options: dict[str, Any], records: list[dict[str, Any]], data: Path, out: Path | None) -> list[Any]:
     import tempfile
 
-    from mirforge.evaluation.models import open_backend
     from mirforge.evaluation.run import BlankImages, greedy, predict, prompt_builder
+    from mirforge.models.factory import make_backend
 
     sampling = greedy(options["max_new_tokens"], options["temperature"], options["top_p"], options["seed"])
     build = prompt_builder(options["prompt"])
-    engine = open_backend(
+    engine = make_backend(
         options["backend"],
         options["model"],
         base_url=options["base_url"],

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from mirforge.curriculum.answers import UNPARSED, parse_answer
-from mirforge.curriculum.models import Backend, Query, Sampling
 from mirforge.errors import InputError
+from mirforge.models.backend import Backend, Query, Sampling
 
 PROMPTS = ("train", "answer")
 

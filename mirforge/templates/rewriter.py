@@ -3,10 +3,11 @@
 One chat-completions request per instance (the official ``openai`` client, any OpenAI-compatible endpoint;
 the API key comes from ``OPENAI_API_KEY`` and is never written anywhere) asks for a fluent rewrite of the five
 steps as JSON. Every reply is checked by :func:`check`; a reply that fails is sent back once with its problems
-named, and a second failure keeps the template. Responses are cached in SQLite (:mod:`.llm_cache`) keyed by
-(model, messages, parameters, instance seed), so a rerun makes no calls and writes the same bytes. The
-provenance therefore records only what a rerun reproduces: model, endpoint host, outcome and the cache key,
-not whether this particular run hit the cache (:attr:`Rewriter.stats` counts that).
+named, and a second failure keeps the template. Requests go through mirforge's one LLM client
+(:class:`mirforge.models.llm.LLMClient`: the ``openai`` client's own retries, the on-disk cache of
+:mod:`mirforge.models.cache`) keyed by (model, messages, parameters, instance seed), so a rerun makes no calls and
+writes the same bytes. The provenance therefore records only what a rerun reproduces: model, endpoint host, outcome
+and the cache key, not whether this particular run hit the cache (the client's ``cache_hits`` counts that).
 
 The faithfulness rule, applied per step (each caption on its own) unless it says otherwise:
 
@@ -29,32 +30,26 @@ The faithfulness rule, applied per step (each caption on its own) unless it says
 from __future__ import annotations
 
 import json
-import os
-import random
 import re
-import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from mirforge.errors import InputError
+from mirforge.models.cache import cache_key
+from mirforge.models.llm import BudgetExhausted, CallFailed, LLMClient
 from mirforge.task import Steps
-from mirforge.templates.llm_cache import LLMCache, cache_key
 
 TEXT_STEPS = ("summary", "text2img", "img2img", "conclusion")
 DEFAULTS: dict[str, Any] = {
     "temperature": 0.0,
     "max_tokens": None,  # None: the server's default
-    "max_calls": None,  # requests the whole run may send (shared by all workers through the cache file)
+    "max_calls": None,  # calls the whole run may send (shared by all workers through the cache file)
     "timeout": 120.0,  # seconds per request
-    "retries": 4,  # extra attempts after a timeout, 429 or 5xx
-    "backoff": 1.0,  # first retry delay in seconds; doubles each time
-    "max_backoff": 60.0,
+    "retries": 4,  # the openai client's retries of a call after a timeout, 429 or 5xx (it honours Retry-After)
 }
-DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 IMAGE_SLOT = "<image>"
 MAX_PROBLEMS_SHOWN = 8
 
@@ -78,14 +73,6 @@ RETRY_PROMPT = """\
 That rewrite was rejected:
 {problems}
 Rewrite the original steps again, keeping every fact, and reply with the JSON object only."""
-
-
-class BudgetExhausted(Exception):
-    pass
-
-
-class CallFailed(Exception):
-    pass
 
 
 class ReplyError(ValueError):
@@ -364,22 +351,7 @@ def parse_reply(content: str, n_captions: int) -> Steps:
     )
 
 
-# ------------------------------------------------------------------------------------------------- the client
-
-
-def endpoint_host(base_url: str | None) -> str:
-    """host[:port] of the endpoint, without scheme, credentials, path or query."""
-    parts = urlsplit(base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_ENDPOINT)
-    host = parts.hostname or "unknown"
-    return f"{host}:{parts.port}" if parts.port else host
-
-
-def import_openai() -> Any:
-    try:
-        import openai
-    except ImportError:
-        raise InputError("--rewriter openai needs the [llm] extra: pip install 'mirforge[llm]'") from None
-    return openai
+# ------------------------------------------------------------------------------------------------- the rewriter
 
 
 class Rewriter:
@@ -391,30 +363,24 @@ class Rewriter:
             raise InputError(f"rewriter: unknown setting(s) {', '.join(sorted(unknown))}")
         if config.get("backend", "openai") != "openai" or not config.get("model"):
             raise InputError("rewriter: needs backend 'openai' and a model name")
-        self.openai = import_openai()
         self.settings = {**DEFAULTS, **{k: v for k, v in config.items() if k in DEFAULTS and v is not None}}
         self.model: str = config["model"]
-        self.base_url: str | None = config.get("base_url")
-        self.endpoint = endpoint_host(self.base_url)
-        self.cache = LLMCache(cache_path if cache_path is not None else ":memory:")
-        self.stats: Counter = Counter()  # requests, cache_hits, rewritten, fallback
-        self._client: Any = None
-        self._refused: str | None = None  # set after a non-retryable refusal (bad key, unknown model)
+        self.llm = LLMClient(
+            self.model,
+            config.get("base_url"),
+            timeout=self.settings["timeout"],
+            retries=self.settings["retries"],
+            cache=cache_path,
+            max_calls=self.settings["max_calls"],
+            flag="--rewriter openai",
+        )
+        self.endpoint = self.llm.endpoint
+        self.stats: Counter = Counter()  # rewritten, fallback
 
     @property
     def params(self) -> dict[str, Any]:
         """The request parameters that decide a response (part of the cache key)."""
         return {"temperature": self.settings["temperature"], "max_tokens": self.settings["max_tokens"]}
-
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = self.openai.OpenAI(
-                api_key=os.environ.get("OPENAI_API_KEY") or "EMPTY",
-                base_url=self.base_url,
-                timeout=self.settings["timeout"],
-                max_retries=0,  # retries are ours: they are counted against the budget
-            )
-        return self._client
 
     def rewrite(
         self,
@@ -454,69 +420,15 @@ class Rewriter:
         return steps, {**record, "outcome": "fallback", "reason": reason}
 
     def complete(self, messages: list[dict[str, str]], key: str, seed: int) -> str:
-        """The reply to ``messages``: from the cache, else from the endpoint (retried), then cached."""
-        hit = self.cache.get(key)
-        if hit is not None:
-            self.stats["cache_hits"] += 1
-            return hit
-        if self._refused:
-            raise CallFailed(self._refused)
-        openai = self.openai
-        retryable = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError)
-        last, last_error = "no attempt", None
-        for attempt in range(self.settings["retries"] + 1):
-            if attempt:
-                time.sleep(self.delay(attempt, last_error))
-            if not self.cache.claim(self.settings["max_calls"]):
-                raise BudgetExhausted("budget exhausted")
-            self.stats["requests"] += 1
-            try:
-                response = self.client().chat.completions.create(
-                    model=self.model, messages=messages, seed=seed % 2**31, **self.request_params()
-                )
-            except retryable as exc:
-                last_error, last = exc, describe(exc)
-                continue
-            except openai.APIStatusError as exc:
-                if exc.status_code >= 500:
-                    last_error, last = exc, describe(exc)
-                    continue
-                if exc.status_code in (401, 403, 404):
-                    self._refused = f"endpoint refused: {describe(exc)}"
-                raise CallFailed(f"endpoint refused: {describe(exc)}") from None
-            except openai.OpenAIError as exc:
-                raise CallFailed(f"call failed: {describe(exc)}") from None
-            content = response.choices[0].message.content if response.choices else None
-            content = content or ""
-            self.cache.put(key, self.model, content)
-            return content
-        raise CallFailed(f"call failed: {last} after {self.settings['retries'] + 1} attempts")
+        """The reply to ``messages``: from the cache, else from the endpoint (retried by the client), then cached."""
+        texts = self.llm.complete(messages, key, seed=seed % 2**31, **self.request_params())
+        return texts[0] if texts else ""
 
     def request_params(self) -> dict[str, Any]:
         params = {"temperature": self.settings["temperature"]}
         if self.settings["max_tokens"] is not None:
             params["max_tokens"] = self.settings["max_tokens"]
         return params
-
-    def delay(self, attempt: int, error: Exception | None) -> float:
-        """Exponential backoff with jitter; a server's Retry-After wins when it asks for longer."""
-        base = self.settings["backoff"] * 2 ** (attempt - 1)
-        wait = base * (0.5 + random.random() / 2)
-        response = getattr(error, "response", None)
-        retry_after = response.headers.get("retry-after") if response is not None else None
-        if retry_after:
-            try:
-                wait = max(wait, float(retry_after))
-            except ValueError:
-                pass
-        return min(wait, self.settings["max_backoff"])
-
-
-def describe(exc: Exception) -> str:
-    status = getattr(exc, "status_code", None)
-    if status is not None:
-        return f"HTTP {status}"
-    return "timeout" if "Timeout" in type(exc).__name__ else type(exc).__name__
 
 
 _REWRITERS: dict[tuple[str, str], Rewriter] = {}

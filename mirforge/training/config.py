@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mirforge.errors import InputError
+from mirforge.models.loader import model_folder
 
 # Linear layers of the language model (Qwen2/2.5-VL, LLaVA-OneVision: ``language_model``; Idefics2/3: ``text_model``).
 DEFAULT_LORA_TARGETS = r".*(?:language_model|text_model).*\.(?:q_proj|k_proj|v_proj|o_proj|gate_proj|up_proj|down_proj)"
@@ -99,8 +100,12 @@ class TrainConfig:
     quiet: bool = False
 
     def validate(self) -> None:
-        if not Path(self.model).is_dir() or not (Path(self.model) / "config.json").is_file():
-            raise InputError(f"--model: {self.model} is not a local model folder (no config.json)")
+        folder = model_folder(self.model)
+        if folder.adapter:  # a new run starts from full weights; the loader takes adapters back only on --resume
+            raise InputError(
+                f"--model: {self.model} is a LoRA adapter folder; train from its base model {folder.base} "
+                "or merge the adapter into it first"
+            )
         if not (Path(self.curriculum) / "curriculum.json").is_file():
             raise InputError(
                 f"--curriculum: {self.curriculum} holds no curriculum.json; build one with `mirforge curriculum`"

@@ -69,24 +69,19 @@ def chat_template_of(processor: Any) -> str | None:
 
 
 def load_for_training(cfg: TrainConfig, resume_from: Path | None) -> tuple[Any, Any, bool]:
-    """(model ready to train, processor, bf16). LoRA wraps the base once; a resumed run loads the last checkpoint."""
-    torch, transformers, _ = _imports()
-    from mirforge.curriculum.models import load_processor
+    """(model ready to train, processor, bf16). LoRA wraps the base once; a resumed run loads the last checkpoint
+    (a LoRA checkpoint is an adapter folder: the loader puts it back on its base, still trainable)."""
+    _imports()
+    from mirforge.models.loader import load_model
 
-    cuda = torch.cuda.is_available()
-    bf16 = cfg.bf16 if cfg.bf16 is not None else bool(cuda and torch.cuda.is_bf16_supported())
-    dtype = torch.bfloat16 if bf16 else torch.float32
-    processor = load_processor(Path(cfg.model))
+    loaded = load_model(resume_from if resume_from is not None else cfg.model, bf16=cfg.bf16, train=True)
+    model, processor = loaded.model, loaded.processor
     if not chat_template_of(processor):
         raise InputError(f"--model: the processor of {cfg.model} has no chat template; mirforge train needs one")
-    source = resume_from if (resume_from is not None and cfg.lora is None) else cfg.model
-    model = transformers.AutoModelForImageTextToText.from_pretrained(source, dtype=dtype)
     if cfg.lora is not None:
-        from peft import LoraConfig, PeftModel, get_peft_model
+        from peft import LoraConfig, get_peft_model
 
-        if resume_from is not None:
-            model = PeftModel.from_pretrained(model, resume_from, is_trainable=True)
-        else:
+        if resume_from is None:
             spec = cfg.lora
             lora = LoraConfig(
                 r=spec.r,
@@ -104,7 +99,7 @@ def load_for_training(cfg: TrainConfig, resume_from: Path | None) -> tuple[Any, 
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     if trainable == 0:
         raise InputError("--lora: no trainable parameters; check targets=")
-    return model, processor, bf16
+    return model, processor, loaded.bf16
 
 
 class _Collator:
@@ -364,9 +359,9 @@ def _checkpointing_flag(config_cls: type) -> str:
 
 def _fix_processor_class(folder: Path) -> None:
     """Record the stock processor class name (not mirforge's torchvision-free subclass) in the checkpoint."""
-    from mirforge.curriculum.tiny import _restore_processor_class
+    from mirforge.models.processor import restore_processor_class
 
-    _restore_processor_class(folder)
+    restore_processor_class(folder)
 
 
 @dataclass
@@ -395,14 +390,14 @@ def _eval_setup(cfg: TrainConfig, cur: Any) -> _EvalSetup:
 def _evaluate_stage(
     cfg: TrainConfig, model: Any, processor: Any, setup: _EvalSetup, stage: str, out: Path
 ) -> dict[str, Any]:
-    from mirforge.evaluation.models import LoadedBackend
     from mirforge.evaluation.report import write_json
     from mirforge.evaluation.run import greedy, predict, summarize, write_predictions
+    from mirforge.models.transformers_backend import TransformersBackend
 
     was_training = model.training
     model.eval()
     try:
-        backend = LoadedBackend(model, processor, f"{cfg.model}@{stage}", batch_size=cfg.eval_batch_size)
+        backend = TransformersBackend(model, processor, f"{cfg.model}@{stage}", batch_size=cfg.eval_batch_size)
         preds = predict(
             backend,
             setup.records,

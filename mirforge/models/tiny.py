@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mirforge.errors import InputError
+from mirforge.models.processor import image_only_processor_class, restore_processor_class
 
 ARCHES = ("qwen2_vl", "qwen2_5_vl", "llava_onevision", "idefics3")
 
@@ -127,8 +128,6 @@ def _text_config(tok: Any, **extra: Any) -> dict[str, Any]:
 def _qwen(arch: str, tok: Any, image_px: int) -> tuple[Any, Any]:
     import transformers as tf
 
-    from mirforge.curriculum.models import image_only_processor_class
-
     ids = {t: tok.convert_tokens_to_ids(t) for t in _SPECIALS[arch]}
     rope = {"rope_type": "default", "rope_theta": 1e4, "mrope_section": [2, 3, 3]}
     if arch == "qwen2_vl":
@@ -171,8 +170,6 @@ def _qwen(arch: str, tok: Any, image_px: int) -> tuple[Any, Any]:
 
 def _llava_onevision(tok: Any) -> tuple[Any, Any]:
     import transformers as tf
-
-    from mirforge.curriculum.models import image_only_processor_class
 
     vision = tf.SiglipVisionConfig(
         hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2, image_size=28, patch_size=14
@@ -246,19 +243,6 @@ def build_tiny_vlm(out: Path, arch: str = "qwen2_vl", seed: int = 0, image_px: i
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
     processor.save_pretrained(out)
-    _restore_processor_class(out)
+    restore_processor_class(out)
     (out / "mirforge_tiny.json").write_text(json.dumps({"arch": arch, "seed": seed}) + "\n")
     return out
-
-
-def _restore_processor_class(out: Path) -> None:
-    """Record the stock processor class, so tools with torchvision load it with ``AutoProcessor`` as usual."""
-    for name in ("processor_config.json", "preprocessor_config.json"):
-        path = out / name
-        if not path.is_file():
-            continue
-        data = json.loads(path.read_text())
-        cls = data.get("processor_class", "")
-        if cls.startswith("ImageOnly"):
-            data["processor_class"] = cls.removeprefix("ImageOnly")
-            path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
