@@ -73,7 +73,7 @@ def parse_line(raw: bytes) -> tuple[str, dict[str, Any]]:
 
 
 class Dataset:
-    """A dataset folder, read-only; optionally only some of its tasks and one split.
+    """A dataset folder, read-only; optionally only some of its tasks (none or empty: all) and one split.
 
     ``Dataset(root, tasks=["view_3d"], split="test")`` fails at once, naming the option, when the folder holds no
     instances of a task or no such split."""
