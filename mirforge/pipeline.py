@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from mirforge import __version__
 from mirforge.errors import MirforgeError, Reject
 from mirforge.instance import IMAGE_SLOT, Instance, instance_id
 from mirforge.registry import target
+from mirforge.render import gl
 from mirforge.render.png import encode_png
 from mirforge.seeding import attempt_rng, balanced_slot, balanced_variant, instance_seed, seed_value
 from mirforge.task import Question, Rendered, Task
@@ -35,6 +37,7 @@ class RunSpec:
 
     run_seed: int
     split: str = "test"
+    renderer: str = gl.DEFAULT_BACKEND  # the 3D backend of tasks that draw through mirforge.render.gl
     templates: Path | None = None
     rewriter: dict | None = None  # see mirforge.templates.rewriter; None keeps the templated steps
     llm_cache: Path | None = None  # where rewriter responses are cached (it decides the bytes on a rerun)
@@ -45,9 +48,40 @@ def level_of(task: Task, index: int) -> int:
     return task.levels[index % len(task.levels)]
 
 
+@dataclass(frozen=True)
+class Attempt:
+    """One try at an index: its own RNG stream, and what the index fixes for every try."""
+
+    number: int  # 0 first; provenance records number + 1 as "attempts"
+    rng: np.random.Generator
+    seq: np.random.SeedSequence  # the instance's seed
+    level: int
+    slot: int  # where the correct option goes
+    variant: int | None  # the balanced question variant (None: the task has one)
+
+
+def attempts(task: Task, run_seed: int, split: str, index: int) -> Iterator[Attempt]:
+    """The attempts of one instance, in order, at most ``task.config.max_tries``: the one attempt loop of the
+    pipeline, the dry run and the tests. Each attempt draws from a fresh stream; the caller skips a rejected one."""
+    seq = instance_seed(run_seed, split, task.name, index)
+    slot = balanced_slot(run_seed, split, task.name, index, task.config.n_options)
+    variant = balanced_variant(run_seed, split, task.name, index, task.variants)
+    level = level_of(task, index)
+    for number in range(task.config.max_tries):
+        yield Attempt(number, attempt_rng(seq, number), seq, level, slot, variant)
+
+
 def ask(task: Task, scene: Any, rng: np.random.Generator, slot: int, variant: int | None) -> Question:
     """``task.ask``, with the index's balanced variant for a task that has several."""
     return task.ask(scene, rng, slot) if variant is None else task.ask(scene, rng, slot, variant=variant)
+
+
+def pose(task: Task, attempt: Attempt) -> tuple[Any, Question]:
+    """The scene and the checked question of one attempt (``Reject`` when the task refuses it)."""
+    scene = task.sample(attempt.rng, attempt.level)
+    question = ask(task, scene, attempt.rng, attempt.slot, attempt.variant)
+    check_question(task, question, attempt.slot)
+    return scene, question
 
 
 def check_question(task: Task, question: Question, slot: int) -> None:
@@ -60,19 +94,17 @@ def check_question(task: Task, question: Question, slot: int) -> None:
 
 
 def generate_one(task: Task, spec: RunSpec, index: int) -> Generated:
-    seq = instance_seed(spec.run_seed, spec.split, task.name, index)
-    slot = balanced_slot(spec.run_seed, spec.split, task.name, index, task.config.n_options)
-    variant = balanced_variant(spec.run_seed, spec.split, task.name, index, task.variants)
-    level = level_of(task, index)
+    with gl.using(spec.renderer):
+        return _generate(task, spec, index)
+
+
+def _generate(task: Task, spec: RunSpec, index: int) -> Generated:
     timings: Counter = Counter()
     rejections: Counter = Counter()
-    for attempt in range(task.config.max_tries):
-        rng = attempt_rng(seq, attempt)
+    for attempt in attempts(task, spec.run_seed, spec.split, index):
         try:
             t0 = time.perf_counter()
-            scene = task.sample(rng, level)
-            question = ask(task, scene, rng, slot, variant)
-            check_question(task, question, slot)
+            scene, question = pose(task, attempt)
             t1 = time.perf_counter()
             rendered = task.render(scene, question)
             t2 = time.perf_counter()
@@ -83,7 +115,9 @@ def generate_one(task: Task, spec: RunSpec, index: int) -> Generated:
             if spec.realism is not None and any(rendered.layers):
                 from mirforge.realism import apply_realism
 
-                rendered = apply_realism(task, question, rendered, spec.realism, seed_value(seq) + attempt)
+                rendered = apply_realism(
+                    task, question, rendered, spec.realism, seed_value(attempt.seq) + attempt.number
+                )
                 timings["realism"] += time.perf_counter() - t3
             timings["sample"] += t1 - t0
             timings["render"] += t2 - t1
@@ -93,7 +127,7 @@ def generate_one(task: Task, spec: RunSpec, index: int) -> Generated:
             timings["rejected"] += time.perf_counter() - t0  # the whole attempt, whatever stage refused it
             continue
         t4 = time.perf_counter()
-        instance = assemble(task, spec, index, level, seq, attempt, scene, question, rendered, rng)
+        instance = assemble(task, spec, index, attempt, scene, question, rendered)
         t5 = time.perf_counter()
         images = [encode_png(img) for img in rendered.images]
         timings["steps"] += t5 - t4
@@ -107,17 +141,9 @@ def generate_one(task: Task, spec: RunSpec, index: int) -> Generated:
 
 
 def assemble(
-    task: Task,
-    spec: RunSpec,
-    index: int,
-    level: int,
-    seq: np.random.SeedSequence,
-    attempt: int,
-    scene: object,
-    question: Question,
-    rendered: Rendered,
-    rng: np.random.Generator,
+    task: Task, spec: RunSpec, index: int, attempt: Attempt, scene: object, question: Question, rendered: Rendered
 ) -> Instance:
+    seq, level = attempt.seq, attempt.level
     n_images = len(rendered.images)
     if question.text.count(IMAGE_SLOT) != n_images:
         raise MirforgeError(
@@ -127,7 +153,7 @@ def assemble(
     facts = task.step_facts(scene, question, rendered)
     facts.setdefault("answer", question.letter)
     facts.setdefault("options", question.lettered())
-    steps = render_steps(task, facts, n_images, rng, spec.templates)
+    steps = render_steps(task, facts, n_images, attempt.rng, spec.templates)
     rewritten = None
     if spec.rewriter is not None:
         from mirforge.templates.rewriter import rewriter_for
@@ -163,17 +189,9 @@ def assemble(
             "run_seed": spec.run_seed,
             "index": index,
             "seed": seed_value(seq),
-            "attempts": attempt + 1,
-            "renderer": renderer_name(task),
+            "attempts": attempt.number + 1,
+            "renderer": gl.renderer_name(spec.renderer) if task.needs.renderer == "gl" else None,
             "rewriter": rewritten,
             "realism": rendered.measured.get("realism"),
         },
     )
-
-
-def renderer_name(task: Task) -> str | None:
-    if task.needs.renderer == "pyrender":
-        from mirforge.render.gl import renderer_name as gl_name
-
-        return gl_name()
-    return task.needs.renderer

@@ -93,12 +93,21 @@ class Needs:
     """What a task needs from the machine that runs it, so an executor can place it."""
 
     gpu: bool = False
-    renderer: str | None = "pyrender"  # None: no GL context needed
-    cost: float = 1.0  # relative seconds per instance, for shard planning
+    # "gl": draws 3D views through mirforge.render.gl (the run's --renderer picks moderngl or pyrender);
+    # None: no GL context needed
+    renderer: str | None = "gl"
+    cost: float = 1.0  # relative seconds per instance: the planner starts the costliest shards first
     realism: bool = False  # fills Rendered.layers, so a realism pass (a GPU, with --realism) may touch its images
     cpus: float = 1.0  # CPUs one shard keeps busy (the Ray resource request); below 1 packs shards onto a CPU
 
     def __post_init__(self) -> None:
+        if self.renderer not in ("gl", None):
+            raise ValueError(
+                f'Needs.renderer must be "gl" (the task draws through mirforge.render.gl; the run\'s --renderer '
+                f"picks the backend) or None, got {self.renderer!r}"
+            )
+        if not self.cost > 0:
+            raise ValueError(f"Needs.cost must be positive, got {self.cost}")
         if not 0 < self.cpus <= 64:
             raise ValueError(f"Needs.cpus must be in (0, 64], got {self.cpus}")
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from mirforge.errors import Reject
-from mirforge.pipeline import Generated, RunSpec, ask, generate_one, level_of
+from mirforge.pipeline import Generated, RunSpec, generate_one, pose
+from mirforge.pipeline import attempts as pipeline_attempts
 from mirforge.registry import load
-from mirforge.runner.plan import RunConfig
-from mirforge.seeding import attempt_rng, balanced_slot, balanced_variant, instance_seed
+from mirforge.runner.config import RunConfig
 from mirforge.task import Question, Rendered, Task
 
 
@@ -34,17 +34,11 @@ def record(generated: Generated) -> dict[str, Any]:
 def attempts(task: Task, index: int, seed: int = 0, split: str = "test") -> Iterator[tuple[Any, Question]]:
     """Scene and question of every attempt that samples and asks, in the pipeline's order (same slot, variant
     and attempt streams)."""
-    seq = instance_seed(seed, split, task.name, index)
-    slot = balanced_slot(seed, split, task.name, index, task.config.n_options)
-    variant = balanced_variant(seed, split, task.name, index, task.variants)
-    for attempt in range(task.config.max_tries):
-        rng = attempt_rng(seq, attempt)
+    for attempt in pipeline_attempts(task, seed, split, index):
         try:
-            scene = task.sample(rng, level_of(task, index))
-            question = ask(task, scene, rng, slot, variant)
+            yield pose(task, attempt)
         except Reject:
             continue
-        yield scene, question
 
 
 def ask_only(task: Task, index: int, seed: int = 0, split: str = "test") -> tuple[Any, Question]:

@@ -57,31 +57,30 @@ def test_depth_orders_objects_by_distance():
 RENDER_SCRIPT = """
 import sys, numpy as np
 from mirforge.render.scene3d import PALETTE, Object3D, Scene3D, orbit_camera, ortho_view
-from mirforge.render.gl import renderer
+from mirforge.render.gl import renderer, using
 rng = np.random.default_rng(0)
 shapes = ("box", "cylinder", "cone", "sphere", "capsule")
 colors = list(PALETTE.values())
 out = {}
-for k in range(4):
-    objs = tuple(Object3D(f"o{i}", shapes[i], tuple(rng.uniform(0.3, 0.9, 3)), colors[i],
-                          tuple(rng.uniform(-1.5, 1.5, 2))) for i in range(5))
-    cams = [orbit_camera(float(rng.uniform(0, 360)), float(rng.uniform(15, 60)), 6.0), ortho_view("top", 2.5)]
-    for c, view in enumerate(renderer(192).views(Scene3D(objs), cams)):
-        out[f"rgb{k}{c}"], out[f"ids{k}{c}"] = view.rgb, view.ids
+with using(sys.argv[2]):
+    for k in range(4):
+        objs = tuple(Object3D(f"o{i}", shapes[i], tuple(rng.uniform(0.3, 0.9, 3)), colors[i],
+                              tuple(rng.uniform(-1.5, 1.5, 2))) for i in range(5))
+        cams = [orbit_camera(float(rng.uniform(0, 360)), float(rng.uniform(15, 60)), 6.0), ortho_view("top", 2.5)]
+        for c, view in enumerate(renderer(192).views(Scene3D(objs), cams)):
+            out[f"rgb{k}{c}"], out[f"ids{k}{c}"] = view.rgb, view.ids
 np.savez(sys.argv[1], **out)
 """
 
 
 def test_fast_backend_agrees_with_the_pyrender_reference(tmp_path):
-    import os
     import subprocess
     import sys
 
     arrays = {}
     for backend in ("pyrender", "moderngl"):  # separate processes: two GL stacks never share one
         path = tmp_path / f"{backend}.npz"
-        env = {**os.environ, "MIRFORGE_RENDERER": backend}
-        subprocess.run([sys.executable, "-c", RENDER_SCRIPT, str(path)], check=True, env=env, timeout=120)
+        subprocess.run([sys.executable, "-c", RENDER_SCRIPT, str(path), backend], check=True, timeout=120)
         arrays[backend] = np.load(path)
     ref, fast = arrays["pyrender"], arrays["moderngl"]
     for key in ref.files:
