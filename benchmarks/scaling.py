@@ -38,7 +38,7 @@ from pathlib import Path
 
 from mirforge.registry import resolve
 from mirforge.runner import Summary, generate
-from mirforge.runner.plan import RunConfig
+from mirforge.runner.config import RunConfig
 
 WORKERS = 2
 

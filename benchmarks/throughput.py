@@ -26,7 +26,7 @@ import yaml
 
 from mirforge.registry import resolve
 from mirforge.runner import Summary, generate
-from mirforge.runner.plan import RunConfig
+from mirforge.runner.config import RunConfig
 
 PHASES = ("sample", "render", "verify", "rejected", "steps", "encode", "validate", "write")
 

@@ -6,6 +6,7 @@ Listing tasks imports nothing heavy; a plugin's module is imported only when the
 from __future__ import annotations
 
 import importlib
+from collections.abc import Collection, Sequence
 from functools import cache
 from importlib.metadata import entry_points
 
@@ -81,14 +82,31 @@ def target(name: str) -> str:
     return available()[name]
 
 
-def resolve(spec: str) -> list[str]:
-    """A comma list of task names, or ``all``."""
-    names = list(available()) if spec.strip() == "all" else [s.strip() for s in spec.split(",") if s.strip()]
+def task_list(
+    spec: str | Sequence[str] | None, known: Collection[str] | None, option: str = "--tasks"
+) -> list[str] | None:
+    """The one parser of a task list, for every command that takes one: a comma list (or a list) of names, or
+    ``all``; spaces around names are ignored, a name may not come twice. ``known``: the names allowed, or None
+    where a dataset reader checks them against what the dataset holds; then ``all`` (like no list) gives None."""
+    if spec is None:
+        return None
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    if not all(isinstance(item, str) for item in items):
+        raise InputError(f"{option}: task names must be strings, got {spec!r}")
+    names = [item.strip() for item in items if item.strip()]
+    if names == ["all"]:
+        return list(known) if known is not None else None
     if not names:
-        raise InputError("--tasks: give at least one task name, or `all`")
-    if len(set(names)) != len(names):
-        raise InputError(f"--tasks: {spec!r} names a task twice")
+        raise InputError(f"{option}: give at least one task name, or `all`")
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise InputError(f"{option}: {', '.join(twice)} named twice")
     for name in names:
-        if name not in available():
-            raise InputError(f"--tasks: unknown task {name!r}; known tasks: {', '.join(available())}")
+        if known is not None and name not in known:
+            raise InputError(f"{option}: unknown task {name!r}; known tasks: {', '.join(known)}")
     return names
+
+
+def resolve(spec: str | Sequence[str]) -> list[str]:
+    """A task list of registered tasks (``all``: every one of them), as ``generate --tasks`` takes it."""
+    return task_list(spec, list(available())) or []

@@ -11,16 +11,13 @@ from mirforge.dataset import Dataset
 def regenerate_and_compare(root: Path, line: str) -> list[str]:
     """What differs between the stored instance ``line`` (record and images) and its regeneration; empty if none."""
     from mirforge.pipeline import generate_one
-    from mirforge.runner.plan import RunConfig
-    from mirforge.runner.worker import frozen, task_for, task_settings, use_renderer
+    from mirforge.runner.config import RunConfig
 
     dataset = Dataset(root)
     record = json.loads(line)
     config = RunConfig.from_json(dataset.run_config(record["split"]))
-    use_renderer(config)
-    task = task_for(record["task"], frozen(task_settings(config, record["task"])))
-    spec = config.spec(root)
-    fresh = generate_one(task, spec, record["provenance"]["index"])
+    spec = config.spec(root)  # the manifest's renderer with it
+    fresh = generate_one(config.task(record["task"]), spec, record["provenance"]["index"])
     differences = []
     if fresh.instance.to_json() != line:
         differences.append("the record differs")

@@ -11,7 +11,7 @@ import pytest
 
 from mirforge.dataset import Dataset
 from mirforge.errors import InputError
-from mirforge.runner.plan import RunConfig
+from mirforge.runner.config import RunConfig
 
 from conftest import written
 

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from mirforge.errors import InputError, MirforgeError
 from mirforge.registry import load
 from mirforge.runner import prepare
-from mirforge.runner.plan import RunConfig
+from mirforge.runner.config import RunConfig
 from mirforge.templates import STEP_FILES, render_steps
 from mirforge.validate import validate_dataset
 

@@ -22,7 +22,7 @@ from mirforge.dataset import Dataset
 from mirforge.errors import InputError
 from mirforge.gallery import build_gallery, question_parts
 from mirforge.runner import generate
-from mirforge.runner.plan import RunConfig
+from mirforge.runner.config import RunConfig
 
 CHROMIUM = os.environ.get("MIRFORGE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [

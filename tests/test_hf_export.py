@@ -13,7 +13,7 @@ import yaml
 from mirforge.dataset import Dataset
 from mirforge.errors import InputError
 from mirforge.runner import generate
-from mirforge.runner.plan import RunConfig
+from mirforge.runner.config import RunConfig
 
 datasets = pytest.importorskip("datasets", reason="the HF export needs the `datasets` package")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mirforge.runner import generate
-from mirforge.runner.plan import RunConfig
+from mirforge.runner.config import RunConfig
 
 from test_runner import manifest, tree
 

@@ -22,7 +22,7 @@ import pytest
 from mirforge.dataset.writer import sha256
 from mirforge.errors import MirforgeError
 from mirforge.runner import generate
-from mirforge.runner.plan import RunConfig
+from mirforge.runner.config import RunConfig
 
 from test_runner import CMD, manifest, mirforge, tree
 

@@ -12,7 +12,7 @@ import pytest
 from mirforge.dataset import Dataset
 from mirforge.errors import InputError
 from mirforge.runner import generate
-from mirforge.runner.plan import RunConfig
+from mirforge.runner.config import RunConfig
 from mirforge.stats import MIR_IMAGES_PER_INSTANCE, compute, format_table, write_plots
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mirforge.runner import generate
-from mirforge.runner.plan import RunConfig
+from mirforge.runner.config import RunConfig
 
 from test_runner import manifest, mirforge, tree
 

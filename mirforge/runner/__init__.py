@@ -1,131 +1,29 @@
-"""Plan a run, execute its shards, keep the manifest, write the MIR view. Resume is a completeness filter."""
+"""The runner: a run's options and config (:mod:`.options`, :mod:`.config`), its shards (:mod:`.plan`), the shard
+function (:mod:`.worker`), the executors (:mod:`.local`, :mod:`.ray_executor`) and the run itself (:mod:`.run`).
+
+Importing the package is cheap, so that the command line can read the table of ``generate``'s options from
+:mod:`.options` on every start; the names below load their module on first use.
+"""
 
 from __future__ import annotations
 
-import time
-from collections import Counter
-from dataclasses import dataclass, field
-from pathlib import Path
+import importlib
+from typing import Any
 
-from tqdm import tqdm
-
-from mirforge.dataset.manifest import Manifest
-from mirforge.dataset.mir import write_mir
-from mirforge.dataset.upload import check_upload
-from mirforge.dataset.writer import check_writable, remove_temporaries
-from mirforge.registry import resolve
-from mirforge.runner.plan import RunConfig, Shard, plan
-from mirforge.runner.worker import ShardResult, frozen, task_for, task_settings
-from mirforge.templates import check_overrides
-
-EXECUTORS = ("local", "ray")
+_HOME = {
+    "generate": "run",
+    "prepare": "run",
+    "open_manifest": "run",
+    "Summary": "run",
+    "Span": "run",
+    "RunConfig": "config",
+    "Execution": "config",
+    "EXECUTORS": "options",
+}
+__all__ = sorted(_HOME)
 
 
-@dataclass(frozen=True)
-class Span:
-    """Where and when one shard ran (for measuring the scheduling; not part of the dataset)."""
-
-    node: str
-    pid: int
-    started: float  # time.time() in the worker
-    finished: float
-    instances: int
-    peak_rss_mb: float  # the worker process's peak RSS when the shard finished
-
-
-@dataclass
-class Summary:
-    instances: int = 0
-    images: int = 0
-    shards_done: int = 0
-    shards_skipped: int = 0
-    seconds: float = 0.0
-    timings: Counter = field(default_factory=Counter)
-    per_task: dict[str, Counter] = field(default_factory=dict)
-    spans: list[Span] = field(default_factory=list)
-
-    def add(self, result: ShardResult) -> None:
-        self.instances += result.instances
-        self.images += result.images
-        self.shards_done += 1
-        self.timings.update(result.timings)
-        self.spans.append(
-            Span(result.node, result.pid, result.started, result.finished, result.instances, result.peak_rss_mb)
-        )
-        task = self.per_task.setdefault(result.shard.task, Counter())
-        task.update(result.timings)
-        task["instances"] += result.instances
-        task["images"] += result.images
-
-    def peak_rss_mb(self) -> dict[tuple[str, int], float]:
-        """Peak RSS in MiB of each worker process, keyed by (node, pid)."""
-        peaks: dict[tuple[str, int], float] = {}
-        for span in self.spans:
-            key = (span.node, span.pid)
-            peaks[key] = max(peaks.get(key, 0.0), span.peak_rss_mb)
-        return peaks
-
-
-def prepare(config: RunConfig, out: Path, upload: str | None = None) -> tuple[Manifest, list[Shard], list[Shard]]:
-    """Check everything that can be wrong with the input before a single file is written."""
-    config.validate()
-    resolve(",".join(config.tasks))
-    for name in config.tasks:
-        task_for(name, frozen(task_settings(config, name)))
-    if config.templates is not None:
-        check_overrides(Path(config.templates), list(config.tasks))
-    check_writable(out)
-    if upload is not None:
-        upload = check_upload(upload)
-    manifest = Manifest(out, upload)
-    manifest.begin(config.to_json())
-    shards = plan(config)
-    todo = [s for s in shards if not manifest.is_complete(config.split, s.path)]
-    return manifest, shards, todo
-
-
-def generate(
-    config: RunConfig,
-    out: Path,
-    *,
-    workers: int = 1,
-    executor: str = "local",
-    address: str | None = None,
-    progress: bool = True,
-    upload: str | None = None,
-) -> Summary:
-    """Generate a split into ``out``; with ``upload`` (an fsspec URL) every file is also put there."""
-    manifest, shards, todo = prepare(config, out, upload)
-    out.mkdir(parents=True, exist_ok=True)
-    remove_temporaries(out)
-    manifest.save()
-    summary = Summary(shards_skipped=len(shards) - len(todo))
-    bar = tqdm(
-        total=sum(len(s) for s in shards),
-        initial=sum(len(s) for s in shards if s not in todo),
-        unit="inst",
-        desc=f"generate {config.split}",
-        disable=None if progress else True,  # None: off when stderr is not a terminal
-        dynamic_ncols=True,
-    )
-    t0 = time.perf_counter()
-    try:
-        if executor == "local":
-            from mirforge.runner.local import run_local
-
-            results = run_local(todo, config, str(out), workers, bar.update, manifest.upload)
-        else:
-            from mirforge.runner.ray_executor import run_ray
-
-            results = run_ray(todo, config, str(out), workers, address, bar.update, manifest.upload)
-        for result in results:
-            manifest.record(config.split, result.shard.path, result.entry)
-            manifest.save()
-            summary.add(result)
-    finally:
-        bar.close()
-    summary.seconds = time.perf_counter() - t0
-    manifest.finish(config.split)
-    manifest.save()
-    write_mir(out, manifest)
-    return summary
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)

@@ -15,7 +15,8 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from mirforge.errors import MirforgeError
-from mirforge.runner.plan import RunConfig, Shard
+from mirforge.runner.config import RunConfig
+from mirforge.runner.plan import Shard
 from mirforge.runner.worker import ShardResult, init_worker, run_shard
 
 

@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterator
 
 from mirforge.ray_session import ray_session
 from mirforge.registry import load
+from mirforge.runner.config import RunConfig
 from mirforge.runner.local import render_threads
-from mirforge.runner.plan import RunConfig, Shard
+from mirforge.runner.plan import Shard
 from mirforge.runner.worker import ShardResult, init_worker, run_shard
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import resource
@@ -10,7 +9,6 @@ import socket
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +17,8 @@ from mirforge.dataset.writer import atomic_write, digest, file_hash, sha256
 from mirforge.errors import MirforgeError
 from mirforge.instance import problems
 from mirforge.pipeline import generate_one
-from mirforge.registry import load
-from mirforge.runner.plan import RunConfig, Shard
-from mirforge.task import Task
+from mirforge.runner.config import RunConfig
+from mirforge.runner.plan import Shard
 
 _progress: Any = None  # a queue the driver reads, one item per finished instance
 
@@ -54,43 +51,9 @@ def init_worker(progress: Any = None, threads: int | None = None) -> None:
         os.environ["LP_NUM_THREADS"] = str(threads)
 
 
-@cache
-def task_for(name: str, config_items: tuple[tuple[str, Any], ...]) -> Task:
-    cls = load(name)
-    return cls(cls.configure(dict(config_items)))
-
-
-def task_settings(config: RunConfig, name: str) -> dict[str, Any]:
-    """The task's config fields for this run: ``--set`` values, plus ``keep_video`` where the task has it."""
-    settings = dict(config.task_config.get(name, {}))
-    if config.keep_video and "keep_video" in {f.name for f in dataclasses.fields(load(name).Config)}:
-        settings["keep_video"] = True
-    return settings
-
-
-def frozen(values: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
-    return tuple(sorted((k, _hashable(v)) for k, v in values.items()))
-
-
-def _hashable(value: Any) -> Any:
-    """Nested lists and mappings as tuples, so that any config value can key the task cache (the config check
-    then names the field, instead of a bare "unhashable type")."""
-    if isinstance(value, (list, tuple)):
-        return tuple(_hashable(v) for v in value)
-    if isinstance(value, dict):
-        return tuple(sorted((str(k), _hashable(v)) for k, v in value.items()))
-    return value
-
-
-def use_renderer(config: RunConfig) -> None:
-    """Select the run's 3D backend in this process (before its first render)."""
-    os.environ["MIRFORGE_RENDERER"] = config.renderer
-
-
 def run_shard(shard: Shard, config: RunConfig, root: str, upload: str | None = None) -> ShardResult:
     """Generate one shard into the folder ``root`` (and put each file to ``upload`` too); the jsonl comes last."""
     started = time.time()
-    use_renderer(config)
     out = Path(root)
 
     def save(rel: str, data: bytes) -> None:
@@ -98,8 +61,8 @@ def run_shard(shard: Shard, config: RunConfig, root: str, upload: str | None = N
         if upload is not None:
             put(upload, rel, data)
 
-    task = task_for(shard.task, frozen(task_settings(config, shard.task)))
-    spec = config.spec(out)
+    task = config.task(shard.task)
+    spec = config.spec(out)  # the run's renderer travels in it, to the pipeline
     lines: list[str] = []
     hashes: list[bytes] = []  # of the images, in order
     timings: Counter = Counter()

@@ -1,0 +1,133 @@
+"""A run: plan it, execute its shards, keep the manifest, write the MIR view. Resume is a completeness filter."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tqdm import tqdm
+
+from mirforge.dataset.manifest import Manifest
+from mirforge.dataset.mir import write_mir
+from mirforge.dataset.upload import check_upload
+from mirforge.dataset.writer import check_writable, remove_temporaries
+from mirforge.runner.config import RunConfig
+from mirforge.runner.plan import Shard, plan, schedule
+from mirforge.runner.worker import ShardResult
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where and when one shard ran (for measuring the scheduling; not part of the dataset)."""
+
+    node: str
+    pid: int
+    started: float  # time.time() in the worker
+    finished: float
+    instances: int
+    peak_rss_mb: float  # the worker process's peak RSS when the shard finished
+
+
+@dataclass
+class Summary:
+    instances: int = 0
+    images: int = 0
+    shards_done: int = 0
+    shards_skipped: int = 0
+    seconds: float = 0.0
+    timings: Counter = field(default_factory=Counter)
+    per_task: dict[str, Counter] = field(default_factory=dict)
+    spans: list[Span] = field(default_factory=list)
+
+    def add(self, result: ShardResult) -> None:
+        self.instances += result.instances
+        self.images += result.images
+        self.shards_done += 1
+        self.timings.update(result.timings)
+        self.spans.append(
+            Span(result.node, result.pid, result.started, result.finished, result.instances, result.peak_rss_mb)
+        )
+        task = self.per_task.setdefault(result.shard.task, Counter())
+        task.update(result.timings)
+        task["instances"] += result.instances
+        task["images"] += result.images
+
+    def peak_rss_mb(self) -> dict[tuple[str, int], float]:
+        """Peak RSS in MiB of each worker process, keyed by (node, pid)."""
+        peaks: dict[tuple[str, int], float] = {}
+        for span in self.spans:
+            key = (span.node, span.pid)
+            peaks[key] = max(peaks.get(key, 0.0), span.peak_rss_mb)
+        return peaks
+
+
+def prepare(config: RunConfig, out: Path, upload: str | None = None) -> tuple[Manifest, list[Shard], list[Shard]]:
+    """Check everything that can be wrong with the input before a single file is written. The shards to do come
+    in the order the workers take them."""
+    config.validate()
+    check_writable(out)
+    if upload is not None:
+        upload = check_upload(upload)
+    manifest = open_manifest(config, out, upload)
+    shards = plan(config)
+    todo = schedule([s for s in shards if not manifest.is_complete(config.split, s.path)])
+    return manifest, shards, todo
+
+
+def open_manifest(config: RunConfig, out: Path, upload: str | None = None) -> Manifest:
+    """The folder's manifest (in memory) with this run begun; refuses a split generated with another config."""
+    manifest = Manifest(out, upload)
+    recorded = manifest.split(config.split)
+    if recorded is not None:  # an older manifest recorded the raw --set strings: compare the effective configs
+        recorded["config"] = RunConfig.recorded(recorded["config"])
+    manifest.begin(config.to_json())
+    return manifest
+
+
+def generate(
+    config: RunConfig,
+    out: Path,
+    *,
+    workers: int = 1,
+    executor: str = "local",
+    address: str | None = None,
+    progress: bool = True,
+    upload: str | None = None,
+) -> Summary:
+    """Generate a split into ``out``; with ``upload`` (an fsspec URL) every file is also put there."""
+    manifest, shards, todo = prepare(config, out, upload)
+    out.mkdir(parents=True, exist_ok=True)
+    remove_temporaries(out)
+    manifest.save()
+    summary = Summary(shards_skipped=len(shards) - len(todo))
+    bar = tqdm(
+        total=sum(len(s) for s in shards),
+        initial=sum(len(s) for s in shards if s not in todo),
+        unit="inst",
+        desc=f"generate {config.split}",
+        disable=None if progress else True,  # None: off when stderr is not a terminal
+        dynamic_ncols=True,
+    )
+    t0 = time.perf_counter()
+    try:
+        if executor == "local":
+            from mirforge.runner.local import run_local
+
+            results = run_local(todo, config, str(out), workers, bar.update, manifest.upload)
+        else:
+            from mirforge.runner.ray_executor import run_ray
+
+            results = run_ray(todo, config, str(out), workers, address, bar.update, manifest.upload)
+        for result in results:
+            manifest.record(config.split, result.shard.path, result.entry)
+            manifest.save()
+            summary.add(result)
+    finally:
+        bar.close()
+    summary.seconds = time.perf_counter() - t0
+    manifest.finish(config.split)
+    manifest.save()
+    write_mir(out, manifest)
+    return summary
