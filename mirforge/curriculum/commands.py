@@ -62,6 +62,7 @@ def difficulty(
     from mirforge.curriculum.difficulty import check_executor, run_difficulty
     from mirforge.models.backend import Sampling
     from mirforge.models.factory import make_backend
+    from mirforge.registry import task_list
 
     sampling = Sampling(k, temperature, top_p, max_new_tokens, repetition_penalty, seed)
     sampling.validate()
@@ -92,7 +93,7 @@ def difficulty(
             sampling,
             threshold=threshold,
             out=out,
-            tasks=set(tasks.split(",")) if tasks else None,
+            tasks=set(names) if (names := task_list(tasks, None)) else None,
             limit=limit,
             chunk=chunk,
             keep_responses=keep_responses,

@@ -12,7 +12,10 @@ from mirforge.errors import InputError
 
 
 def _tasks(value: str | None) -> set[str] | None:
-    return {t.strip() for t in value.split(",") if t.strip()} if value else None
+    from mirforge.registry import task_list
+
+    names = task_list(value, None)
+    return set(names) if names else None
 
 
 def eval_command(
