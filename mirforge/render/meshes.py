@@ -1,18 +1,41 @@
-"""Unit meshes of the primitives, shared by every 3D backend (no GL here)."""
+"""Unit meshes of the primitives and of the catalogue objects' parts, shared by every 3D backend (no GL here)."""
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 
 import numpy as np
 import trimesh
 
+from mirforge.render.objects import model
+from mirforge.render.scene3d import SHAPES, Object3D
+
 SMOOTH = frozenset({"sphere", "capsule"})  # shaded with vertex normals; the others with face normals
 
 
-@cache
-def unit_mesh(shape: str) -> trimesh.Trimesh:
-    """The primitive fitted to the unit cube [-0.5, 0.5]^3; the object's pose scales it to its size."""
+MeshKey = str | tuple[str, int, int]  # a primitive's name, or (object kind, variant, part index)
+
+
+def draw_parts(obj: Object3D) -> list[tuple[MeshKey, tuple[int, int, int]]]:
+    """The meshes to draw for ``obj`` with its pose and id, each with its colour: a primitive is one mesh; an
+    object of the catalogue is one per part, its primary parts in the object's colour."""
+    if obj.shape in SHAPES:
+        return [(obj.shape, obj.color)]
+    parts = model(obj.shape, obj.variant).parts
+    return [((obj.shape, obj.variant, i), obj.color if p.primary else p.color) for i, p in enumerate(parts)]
+
+
+def smooth(key: MeshKey) -> bool:
+    """Shade with vertex normals (catalogue parts carry crease-aware ones) rather than face normals."""
+    return key in SMOOTH or isinstance(key, tuple)
+
+
+@lru_cache(maxsize=4096)
+def unit_mesh(shape: MeshKey) -> trimesh.Trimesh:
+    """The primitive (or object part) fitted to the unit cube [-0.5, 0.5]^3; the object's pose scales it."""
+    if isinstance(shape, tuple):
+        kind, variant, part = shape
+        return model(kind, variant).unit_part(part)
     if shape == "box":
         mesh = trimesh.creation.box((1, 1, 1))
     elif shape == "cylinder":
@@ -33,12 +56,12 @@ def unit_mesh(shape: str) -> trimesh.Trimesh:
     return mesh
 
 
-@cache
-def triangle_soup(shape: str) -> tuple[np.ndarray, np.ndarray]:
+@lru_cache(maxsize=4096)
+def triangle_soup(shape: MeshKey) -> tuple[np.ndarray, np.ndarray]:
     """(positions, normals) per corner of every triangle, float32, for a vertex buffer."""
     mesh = unit_mesh(shape)
     positions = mesh.vertices[mesh.faces].reshape(-1, 3)
-    if shape in SMOOTH:
+    if smooth(shape):
         normals = mesh.vertex_normals[mesh.faces].reshape(-1, 3)
     else:
         normals = np.repeat(mesh.face_normals, 3, axis=0)

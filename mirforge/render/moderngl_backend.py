@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from mirforge.errors import MirforgeError
-from mirforge.render.meshes import triangle_soup
+from mirforge.render.meshes import draw_parts, triangle_soup
 from mirforge.render.scene3d import Camera, Scene3D
 from mirforge.render.view import View, projection_matrix
 
@@ -117,7 +117,7 @@ class ModernglRenderer:
         self.program["diffuse"].value = 0.0 if flat else DIFFUSE
         self.program["sheen"].value = 0.0 if flat else SHEEN
         items = [("ground", np.eye(4), scene.ground_color, GROUND_ID)] if scene.ground else []
-        items += [(o.shape, o.pose(), o.color, i + 1) for i, o in enumerate(scene.objects)]
+        items += [(key, o.pose(), color, i + 1) for i, o in enumerate(scene.objects) for key, color in draw_parts(o)]
         for shape, model, color, object_id in items:
             self.program["mvp"].write((view_proj @ model).T.astype("f4").tobytes())
             self.program["normal_matrix"].write(np.linalg.inv(model[:3, :3]).astype("f4").tobytes())

@@ -8,7 +8,7 @@ from functools import cache
 import numpy as np
 
 from mirforge.errors import MirforgeError
-from mirforge.render.meshes import SMOOTH, unit_mesh
+from mirforge.render.meshes import MeshKey, draw_parts, smooth, unit_mesh
 from mirforge.render.scene3d import Camera, Scene3D
 from mirforge.render.view import View
 
@@ -19,11 +19,15 @@ import pyrender  # noqa: E402  (PYOPENGL_PLATFORM must be set before the first O
 
 
 @cache
-def _mesh(shape: str, color: tuple[int, int, int]) -> pyrender.Mesh:
-    material = pyrender.MetallicRoughnessMaterial(
-        baseColorFactor=[c / 255 for c in color] + [1.0], metallicFactor=0.0, roughnessFactor=0.9
-    )
-    return pyrender.Mesh.from_trimesh(unit_mesh(shape), material=material, smooth=shape in SMOOTH)
+def _mesh(parts: tuple[tuple[MeshKey, tuple[int, int, int]], ...]) -> pyrender.Mesh:
+    """One mesh of an object's parts (see ``draw_parts``), each a primitive with its own colour."""
+    primitives = []
+    for key, color in parts:
+        material = pyrender.MetallicRoughnessMaterial(
+            baseColorFactor=[c / 255 for c in color] + [1.0], metallicFactor=0.0, roughnessFactor=0.9
+        )
+        primitives += pyrender.Mesh.from_trimesh(unit_mesh(key), material=material, smooth=smooth(key)).primitives
+    return pyrender.Mesh(primitives)
 
 
 @cache
@@ -74,7 +78,7 @@ class PyrenderRenderer:
         pr_scene = pyrender.Scene(bg_color=bg, ambient_light=[0.35, 0.35, 0.35])
         if scene.ground:
             pr_scene.add(_ground(scene.ground_color))
-        nodes = [pr_scene.add(_mesh(o.shape, o.color), pose=o.pose()) for o in scene.objects]
+        nodes = [pr_scene.add(_mesh(tuple(draw_parts(o))), pose=o.pose()) for o in scene.objects]
         direction = np.asarray(scene.light_direction, dtype=float)
         light_pose = Camera(
             eye=tuple(-direction),

@@ -31,7 +31,8 @@ SHAPE_NOUNS = {"box": "cube", "cylinder": "cylinder", "cone": "cone", "sphere": 
 
 @dataclass(frozen=True)
 class Object3D:
-    """One primitive. ``size`` is its axis-aligned extent (before yaw); it stands on ``base`` height."""
+    """One primitive, or an everyday object when ``shape`` is a kind of :mod:`mirforge.render.objects` (then
+    ``variant`` picks its design). ``size`` is its axis-aligned extent (before yaw); it stands on ``base`` height."""
 
     name: str
     shape: str
@@ -40,10 +41,14 @@ class Object3D:
     position: tuple[float, float]
     base: float = 0.0
     yaw: float = 0.0
+    variant: int = 0
 
     def __post_init__(self) -> None:
         if self.shape not in SHAPES:
-            raise ValueError(f"unknown shape {self.shape!r}; expected one of {SHAPES}")
+            from mirforge.render.objects import KINDS
+
+            if self.shape not in KINDS:
+                raise ValueError(f"unknown shape {self.shape!r}; expected one of {SHAPES} or an object kind")
         if min(self.size) <= 0:
             raise ValueError(f"object {self.name!r}: sizes must be positive, got {self.size}")
 

@@ -1,0 +1,177 @@
+"""The object catalogue: everyday objects as procedural meshes, built lazily and cached per (kind, variant).
+
+A variant is any non-negative integer. ``variant % len(kind.combos)`` picks the style and finish (so the first
+variants show every style, then every finish); the proportions within the style are drawn from a generator
+seeded by (kind, variant) alone, so the same pair gives the same mesh bytes in any process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from typing import Any
+
+import numpy as np
+import trimesh
+
+from mirforge.errors import InputError
+from mirforge.render.objects import kinds_furniture, kinds_household, kinds_kitchen, kinds_toys  # noqa: F401
+from mirforge.render.objects.geometry import corner_normals
+from mirforge.render.objects.spec import COLORS, MATERIALS, REGISTRY, RGB, Kind
+from mirforge.seeding import stable_hash
+
+KINDS: tuple[str, ...] = tuple(sorted(REGISTRY))
+CREASE_DEGREES = 35.0  # edges sharper than this stay sharp in the shading; gentler ones are smoothed
+
+
+def get_kind(name: str) -> Kind:
+    if name not in REGISTRY:
+        raise InputError(f"object kind {name!r} is not in the catalogue; valid kinds: {', '.join(KINDS)}")
+    return REGISTRY[name]
+
+
+@dataclass(frozen=True)
+class Part:
+    role: str
+    color_name: str
+    color: RGB
+    material: str
+    primary: bool  # takes the object's own colour when placed in a scene
+    mesh: trimesh.Trimesh  # metres, in the object's frame: footprint centred on the origin, standing on z = 0
+
+
+@dataclass(frozen=True, eq=False)
+class ObjectModel:
+    kind: str
+    variant: int
+    style: str
+    parts: tuple[Part, ...]
+
+    @cached_property
+    def bounds(self) -> np.ndarray:
+        corners = np.vstack([p.mesh.bounds for p in self.parts])
+        return np.array([corners.min(axis=0), corners.max(axis=0)])
+
+    @property
+    def extents(self) -> tuple[float, float, float]:
+        """Width (x), depth (y) and height (z) in metres as built."""
+        return tuple(float(v) for v in self.bounds[1] - self.bounds[0])
+
+    @property
+    def height(self) -> float:
+        return self.extents[2]
+
+    @property
+    def primary(self) -> Part:
+        return next(p for p in self.parts if p.primary)
+
+    @property
+    def color(self) -> RGB:
+        return self.primary.color
+
+    @property
+    def color_name(self) -> str:
+        return self.primary.color_name
+
+    @property
+    def material(self) -> str:
+        return self.primary.material
+
+    def size_for_height(self, height: float) -> tuple[float, float, float]:
+        """The extents of this object scaled uniformly to ``height`` (an ``Object3D`` size; see :mod:`.place`)."""
+        scale = height / self.height
+        return tuple(float(v * scale) for v in self.extents)
+
+    def unit_part(self, i: int) -> trimesh.Trimesh:
+        """Part ``i`` fitted into the object's unit box [-0.5, 0.5]^3, one vertex per face corner, with
+        crease-aware vertex normals (the renderers' input; the scene's pose scales it back to its size)."""
+        mesh = self.parts[i].mesh
+        center = self.bounds.mean(axis=0)
+        extents = self.bounds[1] - self.bounds[0]
+        positions = (mesh.vertices[mesh.faces].reshape(-1, 3) - center) / extents
+        normals = corner_normals(mesh, CREASE_DEGREES).reshape(-1, 3) * extents  # normals scale inversely
+        normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+        faces = np.arange(len(positions)).reshape(-1, 3)
+        return trimesh.Trimesh(positions, faces, vertex_normals=normals, process=False)
+
+
+def model(kind: str, variant: int = 0) -> ObjectModel:
+    """The object ``kind`` in its ``variant`` (built on first use, then cached)."""
+    get_kind(kind)
+    if not isinstance(variant, int | np.integer) or variant < 0:
+        raise InputError(f"object variant: {variant!r} must be an integer >= 0")
+    return _model(kind, int(variant))
+
+
+@lru_cache(maxsize=2048)
+def _model(name: str, variant: int) -> ObjectModel:
+    spec = REGISTRY[name]
+    style, fin = spec.combos[variant % len(spec.combos)]
+    rng = np.random.default_rng([stable_hash(name), variant])
+    height = float(rng.uniform(*style.height))
+    built = spec.build(rng, style.name, height)
+    colors = {role: (color, material) for role, color, material in fin.roles}
+    parts = []
+    for role, mesh in built:
+        if role in colors:
+            color, material = colors[role]
+        elif role in spec.fixed:
+            color, material = spec.fixed[role]
+        else:
+            raise ValueError(f"{name} ({style.name}): part role {role!r} has no colour in finish {fin.label()}")
+        parts.append(Part(role, color, COLORS[color], material, role == fin.primary, mesh))
+    # footprint centred on the origin, standing on the ground, exactly as tall as drawn (builders come close)
+    lo = np.min([p.mesh.bounds[0] for p in parts], axis=0)
+    hi = np.max([p.mesh.bounds[1] for p in parts], axis=0)
+    offset = (-(lo[0] + hi[0]) / 2, -(lo[1] + hi[1]) / 2, -lo[2])
+    for p in parts:
+        p.mesh.apply_translation(offset)
+        p.mesh.apply_scale(height / (hi[2] - lo[2]))
+    return ObjectModel(name, variant, style.name, tuple(parts))
+
+
+def variants(kind: str, material: str | None = None) -> tuple[int, ...]:
+    """The base variants (one per style and finish) of ``kind``, only those whose main material is ``material``
+    when given. Adding a multiple of ``len(variants(kind))`` keeps the style and finish, changes proportions."""
+    spec = get_kind(kind)
+    if material is None:
+        return tuple(range(len(spec.combos)))
+    if material not in MATERIALS:
+        raise InputError(f"object material {material!r} is unknown; valid materials: {', '.join(MATERIALS)}")
+    out = tuple(i for i, (_, fin) in enumerate(spec.combos) if fin.material == material)
+    if not out:
+        raise InputError(
+            f"object material {material!r} is not offered for {kind!r}; choose {', '.join(spec.materials)}"
+        )
+    return out
+
+
+def describe(kind: str) -> dict[str, Any]:
+    """One catalogue entry as plain data (the `mirforge objects --json` record)."""
+    spec = get_kind(kind)
+    return {
+        "kind": spec.name,
+        "height_m": list(spec.height),
+        "variants": len(spec.combos),
+        "styles": [{"name": s.name, "height_m": list(s.height), "finishes": len(s.finishes)} for s in spec.styles],
+        "materials": list(spec.materials),
+        "source": spec.source,
+        "licence": spec.licence,
+    }
+
+
+def catalogue() -> list[dict[str, Any]]:
+    return [describe(k) for k in KINDS]
+
+
+def table() -> list[str]:
+    """One line per kind: name, real height range, variants (styles x finishes), source, licence."""
+    lines = []
+    for entry in catalogue():
+        lo, hi = entry["height_m"]
+        styles = ", ".join(s["name"] for s in entry["styles"])
+        lines.append(
+            f"{entry['kind']:14} {f'{lo:g}-{hi:g} m':13} {entry['variants']:2} variants ({styles})  "
+            f"{entry['source']}, {entry['licence']}"
+        )
+    return lines
