@@ -491,6 +491,35 @@ export_app.command("vlmevalkit")(_evaluation.export_vlmeval)
 # --- end training and evaluation ---
 
 
+# --- object catalogue: mirforge objects ---
+@app.command()
+def objects(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the catalogue as a JSON list.")] = False,
+    sheet: Annotated[Path | None, typer.Option(help="Draw every kind into this PNG, its name under it.")] = None,
+    variants: Annotated[int, typer.Option(help="With --sheet: variants per kind (one row per kind if > 1).")] = 1,
+) -> None:
+    """List the everyday objects the 3D tasks can draw: kind, real height range, variants, source, licence.
+
+    Example: mirforge objects --sheet docs/objects.png
+    """
+    from mirforge.render.objects import catalogue, table
+
+    if sheet is not None:
+        if variants < 1:
+            raise InputError(f"--variants: must be >= 1, got {variants}")
+        from mirforge.render.objects.sheet import write_sheet
+
+        width, height, kb = write_sheet(sheet, variants)
+        typer.echo(f"{sheet}: {width}x{height}, {kb} KB")
+    elif as_json:
+        typer.echo(json.dumps(catalogue(), indent=1))
+    else:
+        typer.echo("\n".join(table()))
+
+
+# --- end object catalogue ---
+
+
 def main() -> None:
     try:
         app()
