@@ -36,6 +36,9 @@ class TaskConfig:
 
     n_options: int = 4
     max_tries: int = 30
+    # One bool per level: reject an instance whose evidence images are not all needed (see Task.consistent).
+    # Empty: on at every level but the first, for a task that implements consistent(); off for one that does not.
+    require_needed: tuple[bool, ...] = ()
 
     def validate(self) -> None:
         ensure(2 <= self.n_options <= len(LETTERS), "n_options", f"must be between 2 and {len(LETTERS)}")
@@ -49,6 +52,8 @@ class TaskConfig:
                 if f.metadata.get(PER_LEVEL):
                     n = len(getattr(self, f.name))
                     ensure(n == len(levels), f.name, f"needs one value per level ({len(levels)} values), got {n}")
+            n = len(self.require_needed)
+            ensure(n in (0, len(levels)), "require_needed", f"needs one value per level ({len(levels)}), got {n}")
             self.validate()
         except ValueError as exc:
             raise InputError(f"{owner}.{exc}") from None
@@ -210,6 +215,11 @@ class Task:
             kwargs[key] = _coerce(raw, hints[key], f"{cls.name}.{key}")
         config = cls.Config(**kwargs)
         config.check(cls.levels, owner=cls.name)
+        if any(config.require_needed) and not cls.proves_necessity():
+            raise InputError(
+                f"{cls.name}.require_needed: this task does not implement consistent(), so it cannot prove that "
+                "each image is needed; leave require_needed unset"
+            )
         return config
 
     @classmethod
@@ -253,6 +263,31 @@ class Task:
     def step_facts(self, scene: Any, question: Question, rendered: Rendered) -> dict[str, Any]:
         """The structured facts the step templates render from."""
         raise NotImplementedError
+
+    # -- necessity: every evidence image is needed ----------------------------------------------------------
+    def roles(self, question: Question, rendered: Rendered) -> list[str]:
+        """One role per image: ``"evidence"`` (what the question is about) or ``"option"`` (an image that only
+        shows one option's content, like a candidate top view). Evidence images must each be needed; option
+        images alone must not determine the answer."""
+        return ["evidence"] * len(rendered.images)
+
+    def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int] | None:
+        """The options still consistent with what the images NOT in ``hidden`` show, from ``rendered.measured``
+        alone: a measurement of a hidden image is unknown, so an option survives when some value of it would make
+        the option right. With nothing hidden this is ``{verify(...)}``. Return None where a task cannot say
+        (then necessity is not recorded and cannot be required)."""
+        return None
+
+    @classmethod
+    def proves_necessity(cls) -> bool:
+        return cls.consistent is not Task.consistent
+
+    def requires_needed(self, level: int) -> bool:
+        if not self.proves_necessity():
+            return False
+        if not self.config.require_needed:
+            return level != self.levels[0]
+        return self.config.require_needed[self.levels.index(level)]
 
     def template_dir(self) -> Path:
         """Folder of the Jinja templates ``summary.j2``, ``caption.j2`` (one line per image), ``text2img.j2``,
