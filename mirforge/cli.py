@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from mirforge.errors import InputError, MirforgeError
+from mirforge.runner.options import OPTIONS
 
 app = typer.Typer(
     add_completion=False,
@@ -32,100 +33,44 @@ def fail(message: str, code: int) -> None:
     raise typer.Exit(code)
 
 
-def parse_sets(values: list[str]) -> dict[str, dict[str, Any]]:
-    """``--set task.field=value`` pairs -> {task: {field: value}}."""
-    out: dict[str, dict[str, Any]] = {}
-    for item in values:
-        key, eq, value = item.partition("=")
-        task, dot, name = key.partition(".")
-        if not eq or not dot or not task or not name:
-            raise InputError(f"--set: {item!r} must look like TASK.FIELD=VALUE, e.g. view_3d.max_tries=50")
-        out.setdefault(task, {})[name] = value
-    return out
+def _options_command(options: tuple[Any, ...]) -> Any:
+    """Give a command the signature typer reads its options from, built from the table of options (typer reads
+    parameters from a signature only, so the table is turned into one rather than written out again)."""
+    import inspect
+
+    def decorate(func: Any) -> Any:
+        params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context)]
+        for option in options:
+            kind: Any = list[option.type] if option.many else option.type
+            if option.default is None:
+                kind = kind | None
+            info = typer.Option(*option.flags, help=option.help)
+            default = list(option.default) if option.many else option.default
+            params.append(
+                inspect.Parameter(
+                    option.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[kind, info]
+                )
+            )
+        func.__signature__ = inspect.Signature(params)
+        func.__annotations__ = {}
+        return func
+
+    return decorate
 
 
-def _realism_config(given: dict[str, Any]) -> dict[str, Any] | None:
-    keys = ("realism", "diffusion_model", "controlnet", "realism_steps", "realism_strength")
-    if all(given[k] is None for k in keys):
-        return None
-    from mirforge.realism import realism_config
-
-    return realism_config(*(given[k] for k in keys))
-
-
-def rewriter_config(
-    backend: str | None, model: str | None, base_url: str | None, max_calls: int | None
-) -> dict[str, Any] | None:
-    if backend is None:
-        if model or base_url or max_calls is not None:
-            raise InputError("--model/--base-url/--rewrite-max-calls need --rewriter openai")
-        return None
-    if backend != "openai":
-        raise InputError(f"--rewriter: {backend!r} is not a rewriter; use `openai` (any OpenAI-compatible endpoint)")
-    if not model:
-        raise InputError("--model: --rewriter openai needs a model name, e.g. --model Qwen2.5-7B-Instruct")
-    if base_url and ("@" in base_url.split("//", 1)[-1].split("/", 1)[0] or "?" in base_url):
-        raise InputError("--base-url: put the API key in OPENAI_API_KEY, not in the URL (the manifest records it)")
-    if max_calls is not None and max_calls < 0:
-        raise InputError(f"--rewrite-max-calls: must be >= 0, got {max_calls}")
-    try:
-        import openai  # noqa: F401
-    except ImportError:
-        raise InputError("--rewriter openai needs the [llm] extra: pip install 'mirforge[llm]'") from None
-    return {"backend": backend, "model": model, "base_url": base_url, "temperature": 0.0, "max_calls": max_calls}
-
-
-def _from_command_line(ctx: typer.Context, name: str) -> bool:
-    """Whether option ``name`` was given as a flag (or its environment variable), not left at its default."""
-    source = ctx.get_parameter_source(name)
-    return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT", "PROMPT")
+def _given(ctx: typer.Context) -> set[str]:
+    """The options given as flags (or their environment variables), not left at their defaults."""
+    return {
+        name
+        for name in ctx.params
+        if (source := ctx.get_parameter_source(name)) is not None
+        and source.name in ("COMMANDLINE", "ENVIRONMENT", "PROMPT")
+    }
 
 
 @app.command()
-def generate(
-    ctx: typer.Context,
-    tasks: Annotated[str | None, typer.Option(help="Comma list of task names, or `all`.")] = None,
-    n: Annotated[int | None, typer.Option(help="Instances per task (a per-task mapping only in --config).")] = None,
-    out: Annotated[Path | None, typer.Option(help="Dataset folder (created; an existing one is resumed).")] = None,
-    seed: Annotated[int, typer.Option(help="Run seed; 0 is a seed like any other.")] = 0,
-    split: Annotated[str, typer.Option(help="Split name; splits of one run never share seeds.")] = "test",
-    workers: Annotated[int, typer.Option(help="Worker processes (output does not depend on it).")] = 1,
-    shard_size: Annotated[int, typer.Option(help="Instances per shard file.")] = 50,
-    set_: Annotated[list[str], typer.Option("--set", help="Task config field: TASK.FIELD=VALUE.")] = [],  # noqa: B006
-    templates: Annotated[Path | None, typer.Option(help="Folder of template overrides, TASK/STEP.j2.")] = None,
-    renderer: Annotated[str, typer.Option(help="3D backend: moderngl (fast) or pyrender (reference).")] = "moderngl",
-    rewriter: Annotated[str | None, typer.Option(help="Rewrite the steps with an LLM: `openai` (extra [llm]).")] = None,
-    model: Annotated[str | None, typer.Option(help="Rewriter model name (with --rewriter).")] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1; key from env.")
-    ] = None,
-    rewrite_max_calls: Annotated[int | None, typer.Option(help="Call budget of the run; then templates.")] = None,
-    keep_video: Annotated[bool, typer.Option(help="Also keep the mp4 clips of video tasks under videos/.")] = False,
-    realism: Annotated[
-        str | None, typer.Option(help="Photo-like pass over tasks that allow it: `diffusion` (extra [diffusion]).")
-    ] = None,
-    diffusion_model: Annotated[
-        Path | None, typer.Option(help="Local Stable Diffusion folder (with --realism diffusion).")
-    ] = None,
-    controlnet: Annotated[Path | None, typer.Option(help="Local depth ControlNet folder (with --realism).")] = None,
-    realism_steps: Annotated[int | None, typer.Option(help="Denoising steps of the realism pass.")] = None,
-    realism_strength: Annotated[float | None, typer.Option(help="img2img strength of the realism pass.")] = None,
-    executor: Annotated[str, typer.Option(help="local or ray.")] = "local",
-    address: Annotated[str | None, typer.Option(help="Ray cluster address (with --executor ray).")] = None,
-    upload: Annotated[
-        str | None,
-        typer.Option(help="Also put every file to this fsspec URL (s3://bucket/prefix, gs://..., file:///path)."),
-    ] = None,
-    config_file: Annotated[
-        Path | None,
-        typer.Option("--config", help="YAML or TOML file of these options (flags given here override it)."),
-    ] = None,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Print the plan (shards, estimated images); write nothing.")
-    ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print per-task counts and timings.")] = False,
-) -> None:
+@_options_command(OPTIONS)
+def generate(ctx: typer.Context, **options: Any) -> None:
     """Generate a split. Rerunning the same command resumes it; the result is byte-identical.
 
     Examples:
@@ -136,69 +81,27 @@ def generate(
 
       mirforge generate --config configs/mir-scale.yaml --dry-run
     """
-    from mirforge import configfile
-    from mirforge.runner import EXECUTORS
-    from mirforge.runner import generate as run
-    from mirforge.runner.plan import RunConfig
+    from mirforge.runner.config import RunConfig
+    from mirforge.runner.run import generate as run
 
-    given = dict(ctx.params)
-    if config_file is not None:  # the file fills every option the command line left at its default
-        from_file = configfile.load(config_file)
-        for key, value in from_file.items():
-            if key == "set":
-                continue
-            if not _from_command_line(ctx, key):
-                given[key] = value
-        task_config = configfile.merge_sets(from_file.get("set", {}), parse_sets(set_))
-    else:
-        task_config = parse_sets(set_)
-    tasks, n, out = given["tasks"], given["n"], given["out"]
-    workers, executor, quiet, verbose = given["workers"], given["executor"], given["quiet"], given["verbose"]
-    if tasks is None:
-        raise InputError("--tasks: required (a comma list of task names, or `all`), on the command line or in --config")
-    if n is None:
-        raise InputError("--n: required (instances per task), on the command line or in --config")
-    if out is None and not dry_run:
-        raise InputError("--out: required (the dataset folder), on the command line or in --config")
-    if workers < 1:
-        raise InputError(f"--workers: must be at least 1, got {workers}")
-    if executor not in EXECUTORS:
-        raise InputError(f"--executor: {executor!r} is not one of {', '.join(EXECUTORS)}")
-    from mirforge.registry import resolve
+    config, execution = RunConfig.from_options(options, given=_given(ctx))
+    out, quiet = execution.out, execution.quiet
+    if execution.dry_run:
+        from mirforge.runner.dry_run import dry_run, format_plan
 
-    names = tuple(resolve(tasks))
-    if isinstance(n, dict) and _from_command_line(ctx, "tasks"):
-        unknown = [t for t in names if t not in n]
-        if unknown:
-            raise InputError(f"--tasks: {', '.join(unknown)} has no count in the config file's n mapping")
-        n = {t: n[t] for t in names}  # --tasks picks a subset of the file's per-task counts
-    templates = given["templates"]
-    config = RunConfig(
-        tasks=names,
-        n=n,
-        seed=given["seed"],
-        split=given["split"],
-        shard_size=given["shard_size"],
-        task_config=task_config,
-        templates=str(templates) if templates else None,
-        renderer=given["renderer"],
-        keep_video=given["keep_video"],
-        rewriter=rewriter_config(given["rewriter"], given["model"], given["base_url"], given["rewrite_max_calls"]),
-        realism=_realism_config(given),
-    )
-    if dry_run:
-        typer.echo(configfile.format_plan(config, configfile.dry_run(config, out, upload=given["upload"]), out))
+        typer.echo(format_plan(config, dry_run(config, out, upload=execution.upload), out))
         return
+    assert out is not None  # from_options requires it without --dry-run
     summary = run(
         config,
         out,
-        workers=workers,
-        executor=executor,
-        address=given["address"],
+        workers=execution.workers,
+        executor=execution.executor,
+        address=execution.address,
         progress=not quiet,
-        upload=given["upload"],
+        upload=execution.upload,
     )
-    if verbose and not quiet:
+    if execution.verbose and not quiet:
         for task, counts in sorted(summary.per_task.items()):
             phases = ", ".join(f"{k} {v:.1f} s" for k, v in sorted(counts.items()) if k not in ("instances", "images"))
             typer.echo(f"  {task:24} {counts['instances']:6d} instances {counts['images']:7d} images; {phases}")
@@ -307,10 +210,10 @@ def audit(
     """
     from mirforge.audit import LEGEND, Bounds, table, to_json
     from mirforge.audit import audit as run_audit
+    from mirforge.registry import task_list
 
     limits = Bounds.load(bounds, letter_tolerance=letter_tolerance, blind_margin=blind_margin)
-    names = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
-    results = run_audit(dataset, limits, tasks=names, split=split, sample=sample, folds=folds)
+    results = run_audit(dataset, limits, tasks=task_list(tasks, None), split=split, sample=sample, folds=folds)
     typer.echo(table(results, limits))
     typer.echo(LEGEND.format(**vars(limits)))
     if json_out is not None:
@@ -330,10 +233,6 @@ def audit(
 
 
 # --- ecosystem: export hf, preview, stats, new-task ---
-def _task_list(value: str | None) -> list[str] | None:
-    return [t.strip() for t in value.split(",") if t.strip()] if value else None
-
-
 @export_app.command("hf")
 def export_hf(
     dataset: Annotated[Path, typer.Argument(help="Dataset folder written by `mirforge generate`.")],
@@ -354,11 +253,12 @@ def export_hf(
     Example: mirforge export hf data/v3d hf/v3d  then  datasets.load_dataset("hf/v3d", "all")
     """
     from mirforge.hf_export import export_hf as run
+    from mirforge.registry import task_list
 
     counts = run(
         dataset,
         out,
-        tasks=_task_list(tasks),
+        tasks=task_list(tasks, None),
         rows_per_file=rows_per_file,
         license_id=license_id,
         pretty_name=name,
@@ -394,9 +294,10 @@ def preview(
     Example: mirforge preview data/v3d --out data/v3d/gallery --per-page 20
     """
     from mirforge.gallery import build_gallery
+    from mirforge.registry import task_list
 
     pages = build_gallery(
-        dataset, out, per_page=per_page, self_contained=self_contained, tasks=_task_list(tasks), limit=limit
+        dataset, out, per_page=per_page, self_contained=self_contained, tasks=task_list(tasks, None), limit=limit
     )
     if verbose and not quiet:
         for task, count in pages.items():
@@ -421,9 +322,10 @@ def stats(
     Example: mirforge stats data/v3d --plots data/v3d/plots
     """
     from mirforge.dataset import Dataset
+    from mirforge.registry import task_list
     from mirforge.stats import compute, format_table, write_plots
 
-    table = compute(Dataset(dataset, _task_list(tasks)).records())
+    table = compute(Dataset(dataset, task_list(tasks, None)).records())
     if as_json:
         typer.echo(json.dumps({k: v.to_json() for k, v in table.items()}, indent=1))
     elif not quiet:
