@@ -211,7 +211,8 @@ class Task:
         kwargs = {}
         for key, raw in values.items():
             if key not in known:
-                raise InputError(f"{cls.name}.{key}: unknown config field; known fields: {', '.join(sorted(known))}")
+                name = key if str(key).isidentifier() else repr(key)  # a stray newline would break the one line
+                raise InputError(f"{cls.name}.{name}: unknown config field; known fields: {', '.join(sorted(known))}")
             kwargs[key] = _coerce(raw, hints[key], f"{cls.name}.{key}")
         config = cls.Config(**kwargs)
         config.check(cls.levels, owner=cls.name)
