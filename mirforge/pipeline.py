@@ -14,6 +14,7 @@ import numpy as np
 from mirforge import __version__
 from mirforge.errors import MirforgeError, Reject
 from mirforge.instance import IMAGE_SLOT, Instance, instance_id
+from mirforge.necessity import Necessity, necessity, require
 from mirforge.registry import target
 from mirforge.render import gl
 from mirforge.render.png import encode_png
@@ -112,6 +113,8 @@ def _generate(task: Task, spec: RunSpec, index: int) -> Generated:
             t3 = time.perf_counter()
             if derived != question.answer:
                 raise Reject("verifier disagrees")
+            found = necessity(task, question, rendered)
+            require(task, attempt.level, found)
             if spec.realism is not None and any(rendered.layers):
                 from mirforge.realism import apply_realism
 
@@ -127,7 +130,7 @@ def _generate(task: Task, spec: RunSpec, index: int) -> Generated:
             timings["rejected"] += time.perf_counter() - t0  # the whole attempt, whatever stage refused it
             continue
         t4 = time.perf_counter()
-        instance = assemble(task, spec, index, attempt, scene, question, rendered)
+        instance = assemble(task, spec, index, attempt, scene, question, rendered, found)
         t5 = time.perf_counter()
         images = [encode_png(img) for img in rendered.images]
         timings["steps"] += t5 - t4
@@ -141,7 +144,14 @@ def _generate(task: Task, spec: RunSpec, index: int) -> Generated:
 
 
 def assemble(
-    task: Task, spec: RunSpec, index: int, attempt: Attempt, scene: object, question: Question, rendered: Rendered
+    task: Task,
+    spec: RunSpec,
+    index: int,
+    attempt: Attempt,
+    scene: object,
+    question: Question,
+    rendered: Rendered,
+    found: Necessity | None = None,
 ) -> Instance:
     seq, level = attempt.seq, attempt.level
     n_images = len(rendered.images)
@@ -193,5 +203,7 @@ def assemble(
             "renderer": gl.renderer_name(spec.renderer) if task.needs.renderer == "gl" else None,
             "rewriter": rewritten,
             "realism": rendered.measured.get("realism"),
+            "roles": found.roles if found else None,
+            "needed": found.needed if found else None,
         },
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -9,6 +10,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from mirforge import registry
 from mirforge.dataset.manifest import Manifest
 from mirforge.dataset.mir import write_mir
 from mirforge.dataset.upload import check_upload
@@ -98,6 +100,7 @@ def generate(
 ) -> Summary:
     """Generate a split into ``out``; with ``upload`` (an fsspec URL) every file is also put there."""
     manifest, shards, todo = prepare(config, out, upload)
+    warn_unproven(config.tasks)
     out.mkdir(parents=True, exist_ok=True)
     remove_temporaries(out)
     manifest.save()
@@ -131,3 +134,10 @@ def generate(
     manifest.save()
     write_mir(out, manifest)
     return summary
+
+
+def warn_unproven(tasks: tuple[str, ...]) -> None:
+    """One line per task whose images cannot be proven needed (it does not implement ``Task.consistent``)."""
+    for name in tasks:
+        if not registry.load(name).proves_necessity():
+            print(f"warning: task {name} does not implement consistent(); provenance.needed is null", file=sys.stderr)
