@@ -36,8 +36,9 @@ small lexicon, never by a model, and the tuples of the two texts are compared:
 - negations of a claim that has no relation word ("the cyan cone is hidden" / "is not hidden").
 
 A template claim the rewrite does not make is "dropped", a rewrite claim the template does not make "added";
-either rejects the rewrite. Claims whose subject cannot be found match any subject, so a rewrite that rephrases
-an unanchored claim still passes, while a named object keeps its relations.
+either rejects the rewrite. A claim whose subject or object the reader could not find matches a claim that names
+it, so a rewrite may say more plainly who is meant; a general statement that names nothing ("objects nearer the
+camera look bigger") matches only a general statement.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-IMAGE_SLOT = "<image>"
+from mirforge.instance import IMAGE_SLOT
+
 TEXT_STEPS = ("summary", "text2img", "img2img", "conclusion")
 
 # ---------------------------------------------------------------------------------------------- token facts
