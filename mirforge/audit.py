@@ -2,11 +2,14 @@
 
 Per task, against configurable bounds:
 
-- **answer letters**: each letter's share within ``100/k +- letter_tolerance`` points (k options);
+- **answer letters**: each letter's share within ``100/k +- letter_tolerance`` points (k options): a letter breaks
+  when its confidence interval lies outside that band;
 - **blind baseline**: a text-only classifier, cross-validated, must not beat chance by more than
-  ``blind_margin`` points. It scores each (question, option) pair with a logistic regression on TF-IDF features
-  of the option, the words it shares with the question, and its length, question overlap and similarity to the
-  other options relative to the instance's other options; the predicted answer is the best-scoring option.
+  ``blind_margin`` points: it breaks when the lower confidence bound of its accuracy does (see
+  :mod:`mirforge.audit_stats`; every accuracy tried on a task counts in the correction). It scores each
+  (question, option) pair with a logistic regression on TF-IDF features of the option, the words it shares with
+  the question, and its length, question overlap and similarity to the other options relative to the instance's
+  other options; the predicted answer is the best-scoring option.
   Scoring pairs, rather than training one classifier per letter on the whole text, shares the weights across
   positions (the letter is balanced by construction and audited on its own), needs k times less data to learn
   "what a correct option looks like", and works for any number of options;
@@ -14,6 +17,9 @@ Per task, against configurable bounds:
   that repeats most words of the question, and the consensus option (most similar to the others, the classic
   leak of distractors made by perturbing the answer). Each heuristic counts as the better of picking the option
   it prefers and avoiding it; ties share the credit;
+- **image baselines** under the same bound, which never read the question (:mod:`mirforge.audit_images`):
+  option-image consensus, one option image alone, the option images only, one evidence image alone;
+- **needed**: the share of instances whose evidence images are all needed (``provenance.needed``);
 - **duplicates**: identical question + options + image bytes, identical image sets, and near-duplicate image
   sets (the same perceptual hashes);
 - **image sanity**: no blank or near-uniform image; every region inside its image and at least a few pixels;
@@ -36,10 +42,13 @@ from typing import Any
 
 import numpy as np
 
+from mirforge.audit_images import ImageEvidence, image_shortcuts, needed_share
+from mirforge.audit_stats import CONFIDENCE, Shortcut, avoid_credit, judge, letter_intervals, pick_credit
 from mirforge.dataset import Dataset
 from mirforge.dataset import Entry as Loaded  # one instance line, as the reader gives it
 from mirforge.errors import InputError
 
+CONFIDENCE_TEXT = f"{CONFIDENCE:.0%} one-sided"
 TOKEN = re.compile(r"\w+")
 STOP = frozenset(
     "a an the of in on at to is are was were be by for and or with from that this which what these those it its "
@@ -57,6 +66,7 @@ class Bounds:
     image_set_duplicates: int = 0  # identical sets of image bytes
     near_duplicates: int = 0  # identical sets of perceptual image hashes (that are not identical bytes)
     reused_images: float = 100.0  # percent of instances sharing an image with another one (default: not checked)
+    needed: float = 0.0  # least percent of instances whose evidence images are all needed (default: not checked)
     blank_images: int = 0
     bad_regions: int = 0
     uniform_std: float = 2.0  # an image whose every colour channel varies less than this (std) is blank
@@ -115,9 +125,16 @@ class TaskAudit:
     k: int = 0
     letters: dict[str, float] = field(default_factory=dict)  # percent
     letter_deviation: float = 0.0  # points, the largest
+    letter_intervals: dict[str, tuple[float, float]] = field(default_factory=dict)  # percent, corrected
+    letter_expected: dict[str, float] = field(default_factory=dict)  # percent
     chance: float = 0.0  # percent
     blind: float | None = None  # cross-validated accuracy, percent (None: too few instances)
     heuristics: dict[str, float] = field(default_factory=dict)  # percent
+    shortcuts: list[Shortcut] = field(default_factory=list)  # every baseline above and the image ones, judged
+    tests: int = 0  # accuracies tried, which the confidence level is corrected for
+    needed: float | None = None  # percent of instances whose evidence images are all needed (None: not recorded)
+    needed_n: int = 0  # instances that record it
+    needed_by_level: dict[int, float] = field(default_factory=dict)
     duplicates: int = 0
     image_set_duplicates: int = 0
     near_duplicates: int = 0
@@ -129,6 +146,7 @@ class TaskAudit:
     regenerated: int = 0
     regen_disagreements: list[str] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the audit cannot tell at this n
 
     @property
     def regen_agreement(self) -> float | None:
@@ -203,20 +221,6 @@ def option_stats(records: list[dict[str, Any]]) -> list[dict[str, np.ndarray]]:
     return out
 
 
-def pick_credit(scores: np.ndarray, correct: int) -> float:
-    """Expected accuracy of choosing the best-scoring option, ties broken at random."""
-    best = np.flatnonzero(scores >= scores.max() - 1e-12)
-    return 1.0 / len(best) if correct in best else 0.0
-
-
-def avoid_credit(scores: np.ndarray, correct: int) -> float:
-    """Expected accuracy of choosing at random among the options that do not score best."""
-    best = set(np.flatnonzero(scores >= scores.max() - 1e-12).tolist())
-    if len(best) == len(scores):
-        return 1.0 / len(scores)
-    return 0.0 if correct in best else 1.0 / (len(scores) - len(best))
-
-
 def heuristics(records: list[dict[str, Any]]) -> dict[str, float]:
     stats = option_stats(records)
     correct = [list(r["options"]).index(r["answer"]) for r in records]
@@ -287,7 +291,10 @@ def thumb_hash(image: np.ndarray) -> str:
     return hashlib.sha1(small.astype(np.uint8).tobytes()).hexdigest()
 
 
-def audit_images(root: Path, loaded: list[Loaded], bounds: Bounds, result: TaskAudit) -> None:
+def audit_images(
+    root: Path, loaded: list[Loaded], bounds: Bounds, result: TaskAudit, evidence: ImageEvidence | None = None
+) -> None:
+    """Duplicates and image sanity; ``evidence`` gets each instance's decoded images (read once for all checks)."""
     import cv2
 
     exact: Counter = Counter()
@@ -297,11 +304,13 @@ def audit_images(root: Path, loaded: list[Loaded], bounds: Bounds, result: TaskA
     for n, item in enumerate(loaded):
         r = item.record
         digests, hashes, sizes = [], [], []
+        decoded: list[np.ndarray | None] = []
         for rel in r["images"]:
             result.images += 1
             try:
                 data = (root / rel).read_bytes()
             except OSError:
+                decoded.append(None)
                 result.blank_images.append(f"{rel}: missing")
                 digests.append("missing:" + rel)
                 hashes.append("missing:" + rel)
@@ -310,17 +319,20 @@ def audit_images(root: Path, loaded: list[Loaded], bounds: Bounds, result: TaskA
             digests.append(hashlib.sha256(data).hexdigest())
             owners.setdefault(digests[-1], set()).add(n)
             image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+            decoded.append(image)
             if image is None:
                 result.blank_images.append(f"{rel}: not a readable image")
                 hashes.append("unreadable:" + rel)
                 sizes.append(None)
                 continue
             # per channel: pink and cyan on beige differ in colour, hardly in grey level
-            std = float(image.reshape(-1, 3).std(axis=0).max())
+            std = float(cv2.meanStdDev(image)[1].max())
             if std < bounds.uniform_std:
                 result.blank_images.append(f"{rel}: near-uniform (colour std {std:.2f})")
             hashes.append(thumb_hash(image))
             sizes.append(image.shape[:2])
+        if evidence is not None:
+            evidence.add(n, decoded)
         for i, region in enumerate(r.get("regions", [])):
             result.regions += 1
             problem = region_problem(region, sizes, bounds)
@@ -388,31 +400,55 @@ def audit_task(
         expected = 100.0 * sum(1.0 / len(r["options"]) for r in records if letter in r["options"]) / len(records)
         share = 100.0 * answers[letter] / len(records)
         result.letters[letter] = share
+        result.letter_expected[letter] = expected
         result.letter_deviation = max(result.letter_deviation, abs(share - expected))
+    result.letter_intervals = letter_intervals({letter: answers[letter] for letter in letters}, len(records))
     result.blind = blind_baseline(records, folds=folds)
     result.heuristics = heuristics(records)
-    audit_images(root, loaded, bounds, result)
+    evidence = ImageEvidence(records)
+    audit_images(root, loaded, bounds, result, evidence)
+    result.shortcuts = text_shortcuts(result) + image_shortcuts(evidence, folds=folds)
+    result.tests = judge(result.shortcuts, bounds.blind_margin)
+    result.needed, result.needed_n, result.needed_by_level = needed_share(records)
     regenerate_sample(root, loaded, sample, result)
     result.violations = violations(result, bounds)
+    result.notes = notes(result, bounds)
     return result
+
+
+def text_shortcuts(r: TaskAudit) -> list[Shortcut]:
+    out = [Shortcut("blind", "blind baseline (text-only classifier)", r.blind, r.n, r.chance)]
+    return out + [Shortcut(h, f"heuristic {h}", v, r.n, r.chance, tries=2) for h, v in r.heuristics.items()]
+
+
+def letters_outside(r: TaskAudit, b: Bounds) -> list[str]:
+    """Letters whose share's interval lies wholly outside 100/k +- the tolerance."""
+    return [
+        letter
+        for letter, (lo, hi) in r.letter_intervals.items()
+        if lo > r.letter_expected[letter] + b.letter_tolerance + 1e-9
+        or hi < r.letter_expected[letter] - b.letter_tolerance - 1e-9
+    ]
 
 
 def violations(r: TaskAudit, b: Bounds) -> list[str]:
     out = []
-    if r.letter_deviation > b.letter_tolerance + 1e-9:
+    outside = letters_outside(r, b)
+    if outside:
         shares = ", ".join(f"{k} {v:.1f}%" for k, v in r.letters.items())
-        out.append(
-            f"answer letters: a share is {r.letter_deviation:.1f} points from 100/k (bound {b.letter_tolerance}); "
-            f"{shares}"
+        worst = ", ".join(
+            f"{k} {r.letters[k]:.1f}% (interval {r.letter_intervals[k][0]:.1f}-{r.letter_intervals[k][1]:.1f})"
+            for k in outside
         )
-    limit = r.chance + b.blind_margin
-    if r.blind is not None and r.blind > limit + 1e-9:
-        out.append(
-            f"blind baseline: text-only classifier scores {r.blind:.1f}% > chance {r.chance:.1f} + {b.blind_margin}"
-        )
-    for name, value in r.heuristics.items():
-        if value > limit + 1e-9:
-            out.append(f"heuristic {name}: {value:.1f}% > chance {r.chance:.1f} + {b.blind_margin}")
+        out.append(f"answer letters: {worst} outside 100/k +- {b.letter_tolerance}; {shares}")
+    for s in r.shortcuts:
+        if s.status == "broken":
+            out.append(
+                f"{s.label}: {s.value:.1f}% of {s.n}, lower bound {s.lower:.1f}% ({CONFIDENCE_TEXT}, {r.tests} "
+                f"tests) > chance {s.chance:.1f} + {b.blind_margin}{levels_text(s)}"
+            )
+    if r.needed is not None and r.needed < b.needed - 1e-9:
+        out.append(f"needed: {r.needed:.1f}% of {r.needed_n} instances need all their evidence images < {b.needed}")
     for label, value, bound in (
         ("duplicates (question + options + images)", r.duplicates, b.duplicates),
         ("identical image sets", r.image_set_duplicates, b.image_set_duplicates),
@@ -429,6 +465,42 @@ def violations(r: TaskAudit, b: Bounds) -> list[str]:
     if agreement is not None and agreement < b.regen_agreement - 1e-9:
         out.append(f"regeneration: {agreement:.0f}% of {r.regenerated} agree (bound {b.regen_agreement:.0f}%)")
         out += [f"  {d}" for d in r.regen_disagreements[:3]]
+    return out
+
+
+def levels_text(s: Shortcut) -> str:
+    if len(s.by_level) < 2:
+        return ""
+    return "; by level " + ", ".join(f"{level}: {v:.1f}%" for level, v in s.by_level.items())
+
+
+def notes(r: TaskAudit, b: Bounds) -> list[str]:
+    """What is above its limit without proof at this n, and where n is too small to tell at all."""
+    out = []
+    if r.letter_deviation > b.letter_tolerance + 1e-9 and not letters_outside(r, b):
+        out.append(
+            f"answer letters: a share is {r.letter_deviation:.1f} points from 100/k, within what n = {r.n} allows"
+        )
+    blind_spots: dict[int, list[str]] = {}
+    subsets: dict[tuple[int, float], list[str]] = {}
+    for s in r.shortcuts:
+        if s.status == "above":
+            out.append(
+                f"{s.name}: {s.value:.1f}% is above chance {s.chance:.1f} + {b.blind_margin}, not proven at n = "
+                f"{s.n} (lower bound {s.lower:.1f}%; flagged from {s.flagged_from:.1f}%)"
+                if s.flagged_from is not None
+                else f"{s.name}: {s.value:.1f}% is above chance {s.chance:.1f} + {b.blind_margin}, not proven"
+            )
+        if s.value is None and s.why_not:
+            out.append(f"{s.name}: not run ({s.why_not})")
+        elif s.value is not None and s.flagged_from is None:
+            blind_spots.setdefault(s.n, []).append(s.name)
+        elif s.value is not None and s.n != r.n:
+            subsets.setdefault((s.n, s.flagged_from), []).append(s.name)
+    for (n, flagged), names in sorted(subsets.items()):
+        out.append(f"{', '.join(names)}: measured on {n} of {r.n} instances, so flagged from {flagged:.1f}%")
+    for n, names in sorted(blind_spots.items()):
+        out.append(f"n = {n} is too small to tell a shortcut from chance for {', '.join(names)}")
     return out
 
 
@@ -452,17 +524,32 @@ def audit(
 
 
 # -- report ----------------------------------------------------------------------------------------------------
-COLUMNS = (
+SHORTCUT_COLUMNS = (  # (header, shortcut name, width)
+    ("blind", "blind", 6),
+    ("longest", "longest", 7),
+    ("specific", "specific", 8),
+    ("q-overlap", "overlap", 9),
+    ("consensus", "consensus", 9),
+    ("img-median", "img-median", 10),
+    ("img-mode", "img-mode", 8),
+    ("img-near", "img-near", 8),
+    ("opt-alone", "opt-alone", 9),
+    ("opt-only", "opt-only", 8),
+    ("one-image", "one-image", 9),
+)
+SHORTCUT_TABLE = (
     ("task", 20),
     ("n", 5),
     ("k", 2),
-    ("letters±", 8),
     ("chance", 6),
-    ("blind", 6),
-    ("longest", 7),
-    ("specific", 8),
-    ("q-overlap", 9),
-    ("consensus", 9),
+    ("letters±", 8),
+    *((header, width) for header, _, width in SHORTCUT_COLUMNS),
+    ("flagged≥", 8),
+    ("needed%", 7),
+    ("status", 6),
+)
+SANITY_TABLE = (
+    ("task", 20),
     ("dup", 4),
     ("imgset", 6),
     ("near", 5),
@@ -475,49 +562,68 @@ COLUMNS = (
 
 
 def table(results: list[TaskAudit], bounds: Bounds) -> str:
+    """Two blocks: the shortcuts (accuracies with their verdicts) and the data's sanity."""
+
     def pct(v: float | None) -> str:
         return "-" if v is None else f"{v:.1f}"
 
-    def row(cells: list[str]) -> str:
+    def row(cells: list[str], columns: tuple[tuple[str, int], ...]) -> str:
         return "  ".join(
-            f"{c:>{w}}" if i else f"{c:<{w}}" for i, (c, (_, w)) in enumerate(zip(cells, COLUMNS, strict=True))
+            f"{c:>{w}}" if i else f"{c:<{w}}" for i, (c, (_, w)) in enumerate(zip(cells, columns, strict=True))
         )
 
-    lines = [row([name for name, _ in COLUMNS])]
+    def cell(s: Shortcut | None) -> str:
+        if s is None or s.value is None:
+            return "-"
+        return pct(s.value) + {"broken": "*", "above": "?"}.get(s.status, "")
+
+    def status(r: TaskAudit) -> str:
+        return "FAIL" if r.violations else "ok"
+
+    shortcuts = [row([name for name, _ in SHORTCUT_TABLE], SHORTCUT_TABLE)]
+    sanity = [row([name for name, _ in SANITY_TABLE], SANITY_TABLE)]
     for r in results:
-        limit = r.chance + bounds.blind_margin
+        by_name = {s.name: s for s in r.shortcuts}
+        full = next((s for s in r.shortcuts if s.n == r.n and s.value is not None), None)
+        flagged = "-" if full is None else "never" if full.flagged_from is None else pct(full.flagged_from)
+        letters = pct(r.letter_deviation)
+        if letters_outside(r, bounds):
+            letters += "*"
+        elif r.letter_deviation > bounds.letter_tolerance + 1e-9:
+            letters += "?"
+        cells = [r.task, str(r.n), str(r.k), pct(r.chance), letters]
+        cells += [cell(by_name.get(name)) for _, name, _ in SHORTCUT_COLUMNS]
+        cells += [flagged, "n/a" if r.needed is None else pct(r.needed), status(r)]
+        shortcuts.append(row(cells, SHORTCUT_TABLE))
+        regen = "-" if r.regen_agreement is None else f"{r.regenerated - len(r.regen_disagreements)}/{r.regenerated}"
         cells = [
             r.task,
-            str(r.n),
-            str(r.k),
-            pct(r.letter_deviation) + ("*" if r.letter_deviation > bounds.letter_tolerance + 1e-9 else ""),
-            pct(r.chance),
-            pct(r.blind) + ("*" if r.blind is not None and r.blind > limit + 1e-9 else ""),
-            *(
-                pct(r.heuristics[h]) + ("*" if r.heuristics[h] > limit + 1e-9 else "")
-                for h in ("longest", "specific", "overlap", "consensus")
-            ),
             str(r.duplicates),
             str(r.image_set_duplicates),
             str(r.near_duplicates),
             pct(r.reused),
             str(len(r.blank_images)),
             str(len(r.bad_regions)),
-            "-" if r.regen_agreement is None else f"{r.regenerated - len(r.regen_disagreements)}/{r.regenerated}",
-            "FAIL" if r.violations else "ok",
+            regen,
+            status(r),
         ]
-        lines.append(row(cells))
-    return "\n".join(lines)
+        sanity.append(row(cells, SANITY_TABLE))
+    return "\n".join([*shortcuts, "", *sanity])
 
 
 LEGEND = (
-    "letters± = largest distance of a letter's share from 100/k, in points (bound {letter_tolerance}); "
-    "blind = cross-validated text-only classifier accuracy, %; longest/specific/q-overlap/consensus = heuristic "
-    "accuracy, % (the better of picking or avoiding the option it prefers); all must stay <= chance + "
-    "{blind_margin}; dup/imgset/near = duplicate instances, identical and near-identical image sets; "
-    "reused% = instances sharing an image (bytes) with another instance (bound {reused_images}); "
-    "blank = blank or near-uniform images; badbox = regions outside their image or under {min_region_area} px; "
-    "regen = regenerated instances identical in record and bytes; * = bound broken"
+    "Accuracies in %. letters± = largest distance of a letter's share from 100/k, in points; a letter breaks when "
+    "its interval lies outside 100/k +- {letter_tolerance}. blind = cross-validated text-only classifier; "
+    "longest/specific/q-overlap/consensus = text heuristics (the better of picking or avoiding the option they "
+    "prefer); img-median/img-mode/img-near = option-image consensus; opt-alone = each option image scored alone; "
+    "opt-only = the option images only; one-image = the best evidence image alone (- : not run). A baseline breaks "
+    "(*) when the one-sided 95% lower confidence bound of its accuracy, corrected for every accuracy tried on the "
+    "task, exceeds chance + {blind_margin}; ? = above chance + {blind_margin} but not proven at this n. flagged≥ = "
+    "the accuracy that would break at this n (never: n too small to tell). needed% = instances whose evidence "
+    "images are all needed (n/a: not recorded; bound {needed}). dup/imgset/near = duplicate instances, identical "
+    "and near-identical image sets; reused% = instances sharing an image (bytes) with another instance (bound "
+    "{reused_images}); blank = blank or near-uniform images; badbox = regions outside their image or under "
+    "{min_region_area} px; regen = regenerated instances identical in record and bytes."
 )
 
 

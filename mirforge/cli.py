@@ -216,6 +216,9 @@ def audit(
     results = run_audit(dataset, limits, tasks=task_list(tasks, None), split=split, sample=sample, folds=folds)
     typer.echo(table(results, limits))
     typer.echo(LEGEND.format(**vars(limits)))
+    for r in results:
+        for note in r.notes:
+            typer.echo(f"note {r.task}: {note}")
     if json_out is not None:
         from mirforge.dataset.writer import atomic_write
 

@@ -11,11 +11,13 @@ import cv2
 import numpy as np
 import pytest
 
-from mirforge.audit import Bounds, audit, avoid_credit, heuristics, pick_credit
+from mirforge.audit import Bounds, audit, avoid_credit, heuristics, pick_credit, table
+from mirforge.audit_images import option_images
+from mirforge.audit_stats import Shortcut, flagged_from, interval, judge, letter_intervals, lower_bound
 from mirforge.errors import InputError
-from mirforge.runner.plan import RunConfig
+from mirforge.runner.config import RunConfig
 
-from conftest import written
+from conftest import run_cli, written
 
 pytest.importorskip("sklearn")
 
@@ -65,7 +67,7 @@ def test_tie_credit():
 
 
 def test_a_clean_toy_dataset_passes(tmp_path):
-    (result,) = audit(toy(tmp_path / "clean"), Bounds(blind_margin=15), sample=0)
+    (result,) = audit(toy(tmp_path / "clean"), sample=0)
     assert result.n == 40 and result.k == 4 and result.chance == 25.0
     assert result.letter_deviation == 0.0
     assert result.violations == [], result.violations
@@ -177,3 +179,193 @@ def test_cli_exit_codes(real, tmp_path):
     assert "FAIL yes_but:" in broken.stderr and broken.stderr.strip().splitlines()[-1].startswith("error: ")
     report = json.loads((tmp_path / "a.json").read_text())
     assert report["ok"] is False and report["tasks"]["yes_but"]["n"] == 4
+
+
+# -- bounds that know n ------------------------------------------------------------------------------------------
+def test_clopper_pearson_against_known_values():
+    assert lower_bound(10, 10, 0.05) == pytest.approx(0.05 ** (1 / 10))  # closed form at x = n
+    assert lower_bound(0, 10, 0.05) == 0.0
+    lo, hi = interval(5, 10, 0.05)  # R: binom.test(5, 10)$conf.int
+    assert (lo, hi) == (pytest.approx(0.1870860, abs=1e-6), pytest.approx(0.8129140, abs=1e-6))
+    assert interval(0, 10, 0.05) == (0.0, pytest.approx(1 - 0.025 ** (1 / 10)))  # R: 0.3084971
+    assert interval(3, 3, 0.05) == (pytest.approx(0.025 ** (1 / 3)), 1.0)
+    # the lower bound is the proportion at which seeing x or more successes has probability alpha
+    from scipy.stats import binom
+
+    for x, n, alpha in ((7, 20, 0.05), (29, 60, 0.05 / 11), (140, 400, 0.001)):
+        assert binom.sf(x - 1, n, lower_bound(x, n, alpha)) == pytest.approx(alpha, rel=1e-6)
+
+
+def test_the_flagged_accuracy_is_the_first_whose_bound_clears_the_limit():
+    first = flagged_from(60, 0.30, 0.05 / 11)
+    x = round(first * 60)
+    assert lower_bound(x, 60, 0.05 / 11) > 0.30 >= lower_bound(x - 1, 60, 0.05 / 11)
+    assert flagged_from(400, 0.30, 0.05 / 11) < first  # more instances, smaller shortcuts proven
+    assert flagged_from(4, 0.30, 0.05 / 11) is None  # 4 of 4 is no proof after 11 tests: (0.05 / 11) ** (1 / 4) < 0.3
+
+
+def test_judge_corrects_for_every_accuracy_tried():
+    def shortcuts(value: float, n: int) -> list[Shortcut]:
+        return [Shortcut("a", "a", value, n, 25.0, tries=2), Shortcut("b", "b", 25.0, n, 25.0, tries=1)]
+
+    small = shortcuts(35.0, 60)
+    assert judge(small, margin=5.0) == 3
+    assert small[0].status == "above" and small[0].lower < 30 and small[1].status == "ok"
+    assert small[0].lower == pytest.approx(100 * lower_bound(21, 60, 0.05 / 3))
+    big = shortcuts(40.0, 1000)
+    judge(big, margin=5.0)
+    assert big[0].status == "broken" and big[0].lower > 30
+    alone = [Shortcut("a", "a", 40.0, 1000, 25.0, tries=1)]
+    judge(alone, margin=5.0)
+    assert alone[0].lower > big[0].lower  # one test is corrected less than three
+
+
+def test_letter_intervals_are_corrected_for_the_number_of_letters():
+    shares = letter_intervals({"A": 10, "B": 10, "C": 10, "D": 10}, 40)
+    assert shares["A"] == pytest.approx(tuple(100 * v for v in interval(10, 40, 0.05 / 4)))
+
+
+def test_a_small_valid_split_is_not_failed_by_a_lucky_heuristic(tmp_path):
+    """n = 60: a heuristic a few points above chance + 5 is reported, not failed, and the table says so."""
+    root = toy(tmp_path / "small", n=60, seed=3)
+    (result,) = audit(root, Bounds(blind_margin=0.0), sample=0)  # every lucky point above chance counts
+    above = [s for s in result.shortcuts if s.status == "above"]
+    assert above and not [s for s in result.shortcuts if s.status == "broken"]
+    assert result.violations == [] and any("not proven at n = 60" in note for note in result.notes)
+    assert "?" in table([result], Bounds(blind_margin=0.0))
+
+
+def test_too_few_instances_to_tell_is_said(tmp_path):
+    (result,) = audit(toy(tmp_path / "tiny", n=4), sample=0)
+    assert any("too small to tell" in note for note in result.notes), result.notes
+    assert " never " in table([result], Bounds())
+
+
+# -- image baselines ---------------------------------------------------------------------------------------------
+def blocks(rng: np.random.Generator) -> np.ndarray:
+    return np.kron(rng.integers(0, 256, (4, 4, 3)), np.ones((8, 8, 1))).astype(np.uint8)  # 32 x 32, 4 x 4 blocks
+
+
+def perturbed(base: np.ndarray, block: int, rng: np.random.Generator) -> np.ndarray:
+    out = base.copy()
+    y, x = divmod(block, 4)
+    out[8 * y : 8 * y + 8, 8 * x : 8 * x + 8] = rng.integers(0, 256, 3)
+    return out
+
+
+def option_image_split(root: Path, n: int, *, leak_levels: tuple[int, ...], roles: bool = False) -> Path:
+    """view_3d's shape: two evidence images, then four option images. At a leaking level the distractors are
+    perturbations of the answer (so the answer is their per-pixel median); elsewhere all four options are
+    perturbations of a hidden image (no option is the consensus)."""
+    rng = np.random.default_rng(11)
+    records, images = [], {}
+    for i in range(n):
+        level, slot = 1 + i % 3, (i // 3) % 4
+        base = blocks(rng)
+        changed = rng.permutation(16)[:4]
+        options = [perturbed(base, int(b), rng) for b in changed]
+        if level in leak_levels:
+            options[slot] = base
+        rels = [f"images/toy/test/{i:06d}-{j}.png" for j in range(6)]
+        for rel, image in zip(rels, [blocks(rng), blocks(rng), *options], strict=True):
+            images[rel] = image
+        provenance = {"roles": ["evidence", "evidence"] + ["option"] * 4} if roles else {}
+        records.append(
+            {
+                "id": f"toy-test-{i:06d}",
+                "question": "<image> is the front view and <image> the side view. Which top view, <image> <image> "
+                "<image> <image>, matches?",
+                "images": rels,
+                "options": {
+                    letter: f"Option {k + 1}" if roles else f"The top view in Image {k + 3}"
+                    for k, letter in enumerate(LETTERS)
+                },
+                "answer": LETTERS[slot],
+                "difficulty": {"level": level},
+                "provenance": provenance,
+            }
+        )
+    return write_dataset(root, records, images)
+
+
+def test_option_images_come_from_roles_or_from_the_options_that_name_one_image_each():
+    record = {"images": ["a", "b", "c", "d"], "options": {"A": "Image 3", "B": "the one in image 4", "C": "Image 2"}}
+    assert option_images(record) == [2, 3, 1]
+    arrangement = dict(record, options={"A": "Image 1, Image 2", "B": "Image 2, Image 1", "C": "Image 3"})
+    assert option_images(arrangement) is None
+    assert option_images(dict(record, options={"A": "Image 3", "B": "Image 9", "C": "Image 2"})) is None
+    roles = dict(
+        record, options={"A": "x", "B": "y"}, provenance={"roles": ["evidence", "option", "evidence", "option"]}
+    )
+    assert option_images(roles) == [1, 3]
+    evidence_only = dict(record, provenance={"roles": ["evidence"] * 4})
+    assert option_images(evidence_only) == [2, 3, 1]  # images the options name are checked whatever their role
+
+
+def test_a_planted_image_consensus_shortcut_fails_the_audit_by_name(tmp_path, capsys):
+    root = option_image_split(tmp_path / "consensus", 400, leak_levels=(2, 3))
+    code = run_cli("audit", str(root), "--sample", "0", "--json", str(tmp_path / "a.json"))
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "image baseline img-median (picking it)" in err and "2: 100.0%, 3: 100.0%" in err
+    report = json.loads((tmp_path / "a.json").read_text())["tasks"]["toy"]
+    median = {s["name"]: s for s in report["shortcuts"]}["img-median"]
+    assert median["by_level"]["1"] < 40 and median["by_level"]["2"] == median["by_level"]["3"] == 100.0
+    assert not [
+        s for s in report["shortcuts"] if s["name"] in ("blind", "longest", "one-image") and s["status"] == "broken"
+    ]
+
+
+def test_option_images_that_are_no_one_s_consensus_pass(tmp_path):
+    (result,) = audit(option_image_split(tmp_path / "fair", 400, leak_levels=(), roles=True), sample=0)
+    by_name = {s.name: s for s in result.shortcuts}
+    assert by_name["img-median"].n == 400 and by_name["opt-only"].value is not None
+    assert result.violations == [], result.violations
+
+
+def test_a_planted_text_shortcut_in_400_instances_fails_the_audit_by_name(tmp_path, capsys):
+    code = run_cli("audit", str(toy(tmp_path / "text", n=400, leak=True)), "--sample", "0")
+    err = capsys.readouterr().err
+    assert code == 1 and "heuristic longest" in err and "blind baseline" in err
+    assert "img-median" not in err  # one image per instance: no option images, no consensus to take
+
+
+def test_one_image_that_gives_the_answer_away_is_caught(tmp_path):
+    """Options are words in a shuffled order; the first image's colour says which word is right."""
+    rng = np.random.default_rng(5)
+    words = ["north", "south", "east", "west"]
+    colours = [(0, 0, 200), (0, 200, 0), (200, 0, 0), (200, 200, 0)]
+    records, images = [], {}
+    for i in range(400):
+        order = [words[j] for j in rng.permutation(4)]
+        slot = i % 4
+        rels = [f"images/toy/test/{i:06d}-{j}.png" for j in range(2)]
+        tell = np.clip(rng.normal(colours[words.index(order[slot])], 40, (32, 32, 3)), 0, 255).astype(np.uint8)
+        images[rels[0]], images[rels[1]] = tell, blocks(rng)
+        records.append(
+            {
+                "id": f"toy-test-{i:06d}",
+                "question": "Where does the arrow in <image> point, seen from <image>?",
+                "images": rels,
+                "options": dict(zip(LETTERS, order, strict=True)),
+                "answer": LETTERS[slot],
+            }
+        )
+    (result,) = audit(write_dataset(tmp_path / "tell", records, images), sample=0)
+    one = {s.name: s for s in result.shortcuts}["one-image"]
+    assert one.status == "broken" and one.value > 90 and one.tries == 2
+    assert any(v.startswith("image baseline one-image (evidence image 1 alone)") for v in result.violations)
+
+
+def test_needed_share_is_reported_and_bounded(tmp_path):
+    root = toy(tmp_path / "needed", n=40)
+    shard = root / "instances/toy/test/shard-00000.jsonl"
+    records = [json.loads(line) for line in shard.read_text().splitlines()]
+    for i, r in enumerate(records):
+        r["provenance"] = {"needed": [i % 4 != 0, None] if i < 36 else [None, None]}  # 4 record nothing
+    shard.write_text("".join(json.dumps(r) + "\n" for r in records))
+    (result,) = audit(root, Bounds(needed=90), sample=0)
+    assert result.needed == 75.0 and result.needed_n == 36
+    assert any(v.startswith("needed: 75.0% of 36") for v in result.violations)
+    (plain,) = audit(toy(tmp_path / "plain", n=40), sample=0)
+    assert plain.needed is None and " n/a " in table([plain], Bounds())
