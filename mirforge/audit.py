@@ -61,7 +61,7 @@ class Bounds:
     """The bounds an audit checks; every field can be set in a YAML or TOML file or on the command line."""
 
     letter_tolerance: float = 3.0  # points around 100/k
-    blind_margin: float = 5.0  # points above chance, for the classifier and each heuristic
+    blind_margin: float = 5.0  # points above chance no baseline's lower confidence bound may exceed (text and image)
     duplicates: int = 0  # identical question + options + images
     image_set_duplicates: int = 0  # identical sets of image bytes
     near_duplicates: int = 0  # identical sets of perceptual image hashes (that are not identical bytes)

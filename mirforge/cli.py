@@ -201,7 +201,7 @@ def audit(
     sample: Annotated[int, typer.Option(help="Instances per task to regenerate and compare (0: skip).")] = 5,
     folds: Annotated[int, typer.Option(help="Cross-validation folds of the blind baseline.")] = 5,
     letter_tolerance: Annotated[float | None, typer.Option(help="Points a letter share may leave 100/k.")] = None,
-    blind_margin: Annotated[float | None, typer.Option(help="Points above chance a text-only guess may reach.")] = None,
+    blind_margin: Annotated[float | None, typer.Option(help="Points above chance a blind guess may prove.")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the full report as JSON here.")] = None,
 ) -> None:
     """Shortcut and sanity audit of a dataset; exit code 1 when a bound is broken.
