@@ -192,7 +192,7 @@ def assemble(
         img2img=steps.img2img,
         conclusion=steps.conclusion,
         regions=[r.to_json() for r in rendered.regions],
-        difficulty={"level": level, "knobs": task.knobs(level)},
+        difficulty={"level": level, "knobs": {**task.knobs(level), **task.scene_knobs(scene)}},
         provenance={
             "generator": target(task.name),
             "mirforge": __version__,

@@ -244,6 +244,10 @@ class Task:
         """The named difficulty knobs of ``level``, recorded in each instance."""
         return {}
 
+    def scene_knobs(self, scene: Any) -> dict[str, Any]:
+        """Knobs drawn per instance, such as the scene ``family``: recorded in each instance beside the level's."""
+        return {}
+
     def sample(self, rng: np.random.Generator, level: int) -> Any:
         """A scene: typed facts from which everything else is computed. Raise ``Reject`` if ambiguous."""
         raise NotImplementedError
