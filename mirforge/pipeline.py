@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -79,7 +80,10 @@ def ask(task: Task, scene: Any, rng: np.random.Generator, slot: int, variant: in
 
 def pose(task: Task, attempt: Attempt) -> tuple[Any, Question]:
     """The scene and the checked question of one attempt (``Reject`` when the task refuses it)."""
-    scene = task.sample(attempt.rng, attempt.level)
+    if attempt.variant is not None and "variant" in inspect.signature(task.sample).parameters:
+        scene = task.sample(attempt.rng, attempt.level, variant=attempt.variant)  # e.g. a scene family, balanced
+    else:
+        scene = task.sample(attempt.rng, attempt.level)
     question = ask(task, scene, attempt.rng, attempt.slot, attempt.variant)
     check_question(task, question, attempt.slot)
     return scene, question

@@ -195,7 +195,7 @@ class Task:
     # Question variants balanced exactly across indices, like the answer slot: with more than one, ask() gets a
     # ``variant`` keyword. A binary choice a text-only model could read (e.g. whether the answer repeats a premise)
     # drawn from the attempt's RNG is only balanced on average; a rejected attempt redraws it, and a split's share
-    # drifts by sampling noise.
+    # drifts by sampling noise. A sample() that takes a ``variant`` keyword gets it too (a scene family, balanced).
     variants: ClassVar[int] = 1
 
     def __init__(self, config: TaskConfig | None = None):
