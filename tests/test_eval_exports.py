@@ -1,9 +1,11 @@
 """lmms-eval and VLMEvalKit exports, read back by those tools' documented loaders reproduced here.
 
-Neither package installs here without a GPU stack (lmms-eval 0.7.3 pulls torch 2.14.1 + CUDA 13 wheels and
-torchvision; VLMEvalKit is not on PyPI), so the tests reproduce what they do:
+These tests need neither package (lmms-eval's own loader is exercised in tests/test_consumers.py; VLMEvalKit is not
+on PyPI); they reproduce what the tools do:
 - lmms-eval: the task yaml is read with a ``!function`` constructor that imports ``<module>.py`` beside the yaml
-  (``lmms_eval.utils.import_function``); ``dataset_path: json`` + ``dataset_kwargs`` go to ``datasets.load_dataset``;
+  (``lmms_eval.utils.import_function``); a relative ``data_files`` path is resolved from the yaml's folder
+  (``lmms_eval.utils._resolve_local_data_files``); ``dataset_path: json`` + ``dataset_kwargs`` go to
+  ``datasets.load_dataset``;
   ``doc_to_messages(doc, lmms_eval_specific_kwargs)`` gets the ``default`` kwargs; ``process_results(doc, [text])``
   returns one value per metric, aggregated by the metric's function.
 - VLMEvalKit: ``pd.read_csv(path, sep="\\t")``; ``index`` as str; ``image`` cells that start with ``[`` are lists
@@ -55,7 +57,47 @@ def lmms_load_yaml(path: Path) -> dict[str, Any]:
         return getattr(mod, name)
 
     Loader.add_constructor("!function", import_function)
-    return yaml.load(path.read_text(), Loader=Loader)  # noqa: S506 - the custom loader above
+    config = yaml.load(path.read_text(), Loader=Loader)  # noqa: S506 - the custom loader above
+    files = config["dataset_kwargs"]["data_files"]
+    config["dataset_kwargs"]["data_files"] = {
+        k: v if Path(v).is_absolute() or not (path.parent / v).is_file() else str(path.parent / v)
+        for k, v in files.items()
+    }
+    return config
+
+
+def test_lmms_eval_folder_is_relative_and_moves(data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    datasets = pytest.importorskip("datasets")
+    export_lmms_eval(data, tmp_path / "lmms", copy_images=True)
+    text = (tmp_path / "lmms" / "mirforge.yaml").read_text()
+    assert str(tmp_path) not in text.split("# data_files")[1]  # no absolute path in the task's settings
+    assert yaml.safe_load(text.replace("!function", ""))["dataset_kwargs"]["data_files"] == {"test": "mirforge.jsonl"}
+    (tmp_path / "lmms").rename(tmp_path / "moved")
+    monkeypatch.chdir(data)  # another working directory
+    config = lmms_load_yaml(tmp_path / "moved" / "mirforge.yaml")
+    docs = datasets.load_dataset("json", **config["dataset_kwargs"], cache_dir=str(tmp_path / "c"))["test"]
+    for doc in docs:
+        assert all(p.startswith("images/") and not p.startswith("images/images/") for p in doc["images"])
+        assert all((tmp_path / "moved" / p).is_file() for p in doc["images"])
+        assert len(config["doc_to_visual"](doc)) == len(doc["images"])
+
+
+def test_lmms_eval_text_prompt_names_each_image(data: Path, tmp_path: Path) -> None:
+    summary = export_lmms_eval(data, tmp_path / "lmms", copy_images=False)
+    config = lmms_load_yaml(summary.path)
+    records = {r["id"]: r for r in Dataset(data).records()}
+    import json
+
+    for line in (tmp_path / "lmms" / "mirforge.jsonl").read_text().splitlines():
+        doc = json.loads(line)
+        text = config["doc_to_text"](doc, config["lmms_eval_specific_kwargs"]["default"])
+        n = len(records[doc["id"]]["images"])
+        expected = records[doc["id"]]["question"]
+        for k in range(1, n + 1):
+            expected = expected.replace("<image>", f"[Image {k}]", 1)
+        assert text.startswith(expected) and "<image>" not in text
+        assert [f"[Image {k}]" in text for k in range(1, n + 2)] == [True] * n + [False]
+        assert "  ," not in text and ", ," not in text  # no hole where a slot was
 
 
 def test_lmms_eval_task_folder(data: Path, tmp_path: Path) -> None:

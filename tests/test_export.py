@@ -22,8 +22,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 STAGES = [f"stage{i}" for i in range(6)]
 
 
-def write_difficulty(dataset: Path) -> None:
-    lines = [{"id": i, "p": p} for i, p in pass_rates(Dataset(dataset).records()).items()]
+def write_difficulty(dataset: Path, *, all_hard: bool = False) -> None:
+    """The known pass rates of ``pass_rates``; ``all_hard``: every p below the threshold (stage0's pool empty)."""
+    rates = pass_rates(Dataset(dataset).records())
+    lines = [{"id": i, "p": min(p, 0.5) if all_hard else p} for i, p in rates.items()]
     (dataset / "difficulty.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
 
 
@@ -61,10 +63,10 @@ def test_every_format_matches_tags_images_and_order(built: tuple[Path, Path, dic
             for record, row in zip(records, stage_rows[name], strict=True):
                 prompt_tags, other_tags, n_images = image_tags(fmt, record)
                 assert prompt_tags == n_images == len(row["images"]) and other_tags == 0
-                # same files, same order, relative to the format folder
-                paths = [(out / fmt / p).resolve() for p in images_of(fmt, record)]
+                # same files, same order, absolute: they load from any working directory
+                paths = [Path(p) for p in images_of(fmt, record)]
+                assert all(p.is_absolute() for p in paths)
                 assert paths == [(dataset / p).resolve() for p in row["images"]]
-                assert all(not Path(p).is_absolute() for p in images_of(fmt, record))
                 assert all(p.is_file() for p in paths)
 
 
@@ -94,21 +96,30 @@ def test_single_file_is_the_stages_in_order(built: tuple[Path, Path, dict[str, A
     assert set(info) == {f"mirforge_{n}" for n in [*STAGES, "all"]}
     assert info["mirforge_all"]["file_name"] == "all.json" and info["mirforge_all"]["formatting"] == "sharegpt"
     order = (out / "ORDER.md").read_text()
-    for flag in ("--train_sampler_random false", "--dataset_shuffle false", "disable_shuffling: true"):
+    for flag in ("--train_sampler_random false", "--dataset_shuffle false", "--disable_shuffling true"):
         assert flag in order
+    assert "Dropped" not in order and "absolute" in order
     assert "sequential" in stats["flags"]["trl"]
     assert (out / "llava" / "order.yaml").read_text().count("sampling_strategy: all") == len(STAGES)
     meta = json.loads((out / "curriculum.json").read_text())
     assert [s["stage"] for s in meta["stages"]] == STAGES and meta["schedule"]["seed"] == 0
+    assert meta["dropped"] == []
 
 
-def test_datasets_load_every_export(built: tuple[Path, Path, dict[str, Any]]) -> None:
+def test_datasets_load_every_export_from_elsewhere(
+    built: tuple[Path, Path, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     datasets = pytest.importorskip("datasets")
     _, out, _ = built
+    monkeypatch.chdir(tmp_path)  # neither the export's folder nor the dataset's
     for fmt in FORMATS:
         path = file_of(out, fmt, "stage2")
-        ds = datasets.load_dataset("json", data_files=str(path), split="train")
+        column = "image" if fmt == "llava" else "images"
+        ds = datasets.load_dataset("json", data_files=str(path), split="train", cache_dir=str(tmp_path / "c"))
+        ds = ds.cast_column(column, datasets.List(datasets.Image()))
         assert len(ds) == len(read(path))
+        assert [im.size for im in ds[0][column]] == [im.size for im in ds.with_format(None)[0][column]]
+        assert all(im.width > 0 for row in ds for im in row[column])  # every image decodes from here
 
 
 def test_trl_collator_on_the_export(built: tuple[Path, Path, dict[str, Any]], tmp_path: Path) -> None:
@@ -134,18 +145,90 @@ def test_trl_collator_on_the_export(built: tuple[Path, Path, dict[str, Any]], tm
     assert [int((row == starts).sum()) for row in ids] == [len(r["images"]) for r in rows]
 
 
-def test_copy_images(tmp_path: Path) -> None:
+def test_copy_images_are_relative_to_the_export_root(tmp_path: Path) -> None:
     dataset = make_dataset(tmp_path / "data", per_task=5)
     write_difficulty(dataset)
     out = tmp_path / "cur"
-    stats = build_and_export(dataset, out, None, None, ["swift", "llava"], copy_images=True)
-    assert stats["images_copied"] > 0
-    for fmt in ("swift", "llava"):
+    stats = build_and_export(dataset, out, None, None, list(FORMATS), copy_images=True)
+    used = {rel for name in STAGES for row in read(out / "stages" / f"{name}.jsonl") for rel in row["images"]}
+    assert stats["images_copied"] == len(used) and sorted((out / "images").rglob("*.png")) == sorted(
+        out / rel for rel in used
+    )
+    for fmt in FORMATS:
         for record in read(file_of(out, fmt, "all")):
             for p in images_of(fmt, record):
-                assert p.startswith("../images/") and (out / fmt / p).is_file()
+                # the dataset's own layout under OUT: images/<task>/<split>/..., never images/images/...
+                assert p.startswith("images/") and not p.startswith("images/images/") and (out / p).is_file()
+    root = str(out.resolve())
+    assert f"ROOT_IMAGE_DIR={root}" in stats["flags"]["swift"]
+    assert f"--media_dir {root}" in stats["flags"]["llamafactory"]
+    assert f"image_root={json.dumps(root)}" in stats["flags"]["trl"]
+    assert f"--image_folder {root}" in stats["flags"]["llava"]
+    moved = tmp_path / "moved"
+    out.rename(moved)  # the folder moves as a whole; the TRL loader finds the copies from the file's place
+    pytest.importorskip("datasets")
+    from mirforge.curriculum.export import load_trl
+
+    ds = load_trl(file_of(moved, "trl", "stage1"))
+    assert all(im.width > 0 for row in ds for im in row["images"])
+    moved.rename(out)
     again = build_and_export(dataset, out, None, None, ["swift"], copy_images=True)
     assert again["images_copied"] == 0  # already there
+
+
+def test_empty_stage_is_not_written_or_listed(tmp_path: Path) -> None:
+    dataset = make_dataset(tmp_path / "data", per_task=5)
+    write_difficulty(dataset, all_hard=True)  # no instance is easy: stage0's pool is empty
+    out = tmp_path / "cur"
+    stats = build_and_export(dataset, out, None, None, list(FORMATS), copy_images=False)
+    kept = STAGES[1:]
+    assert [d["stage"] for d in stats["dropped"]] == ["stage0"]
+    assert "easy pool is empty" in stats["dropped"][0]["reason"] and "0.7" in stats["dropped"][0]["reason"]
+    assert not (out / "stages" / "stage0.jsonl").exists()
+    assert sorted(p.stem for p in (out / "stages").iterdir()) == kept
+    for fmt in FORMATS:
+        assert sorted(p.stem for p in (out / fmt).glob("*.json*") if p.stem != "dataset_info") == sorted([*kept, "all"])
+        assert all(read(p) for p in (out / fmt).glob("stage*.json*"))  # no empty file
+    info = json.loads((out / "llamafactory" / "dataset_info.json").read_text())
+    assert set(info) == {f"mirforge_{n}" for n in [*kept, "all"]}
+    order_yaml = (out / "llava" / "order.yaml").read_text()
+    assert "stage0" not in order_yaml and order_yaml.count("json_path") == len(kept)
+    order = (out / "ORDER.md").read_text()
+    assert "Dropped: stage0, its easy pool is empty" in order
+    assert "mirforge_stage0" not in order and "mirforge_stage1,mirforge_stage2" in order
+    assert "stage0" not in "".join(stats["flags"].values())
+    meta = json.loads((out / "curriculum.json").read_text())
+    assert meta["stages"][0]["count"] == 0 and meta["stages"][0]["dropped"] == stats["dropped"][0]["reason"]
+    # re-exporting the curriculum keeps the stage dropped, with its reason
+    result = CliRunner().invoke(app, ["export", "training", str(out), "--out", str(tmp_path / "again")])
+    assert result.exit_code == 0, result.output
+    assert "stage0 dropped" in result.output and not (tmp_path / "again" / "swift" / "stage0.jsonl").exists()
+    # the trainer's reader skips it too
+    from mirforge.training.data import load_curriculum
+
+    assert [s.name for s in load_curriculum(out).stages] == kept
+
+
+def test_a_stage_that_empties_on_a_rebuild_loses_its_old_file(tmp_path: Path) -> None:
+    dataset = make_dataset(tmp_path / "data", per_task=5)
+    write_difficulty(dataset)
+    out = tmp_path / "cur"
+    build_and_export(dataset, out, None, None, ["swift"], copy_images=False)
+    assert (out / "stages" / "stage0.jsonl").is_file()
+    write_difficulty(dataset, all_hard=True)
+    build_and_export(dataset, out, None, None, ["swift"], copy_images=False)
+    assert not (out / "stages" / "stage0.jsonl").exists()
+
+
+def test_every_stage_empty_is_an_input_error(tmp_path: Path) -> None:
+    from mirforge.errors import InputError
+
+    dataset = make_dataset(tmp_path / "data", per_task=5)
+    write_difficulty(dataset, all_hard=True)
+    schedule = tmp_path / "s.yaml"
+    schedule.write_text("stages:\n  - {name: only, pool: easy, target: [conclusion]}\n")
+    with pytest.raises(InputError, match="every stage is empty .*only: its easy pool is empty"):
+        build_and_export(dataset, tmp_path / "cur", schedule, None, ["swift"], copy_images=False)
 
 
 def test_check_record_catches_mismatches() -> None:
@@ -169,6 +252,7 @@ def test_cli_curriculum_and_export(tmp_path: Path) -> None:
     result = runner.invoke(app, ["curriculum", str(dataset), "--out", str(tmp_path / "cur")])
     assert result.exit_code == 0, result.output
     assert "stage5" in result.output and "--train_sampler_random false" in result.output
+    assert "ORDER.md" in result.output
     result = runner.invoke(
         app, ["export", "training", str(tmp_path / "cur"), "--out", str(tmp_path / "e"), "--stage", "stage0"]
     )

@@ -114,7 +114,9 @@ def curriculum(
     schedule: Annotated[Path | None, typer.Option(help="Schedule file (YAML or JSON); default: MIR's.")] = None,
     difficulty: Annotated[Path | None, typer.Option(help="Sidecar; default DATASET/difficulty.jsonl.")] = None,
     format_: Annotated[str, typer.Option("--format", help="`all` or a comma list of formats.")] = "all",
-    copy_images: Annotated[bool, typer.Option(help="Copy images under OUT/images instead of linking by path.")] = False,
+    copy_images: Annotated[
+        bool, typer.Option(help="Copy images under OUT/images; paths then relative to OUT (else absolute).")
+    ] = False,
     print_schedule: Annotated[bool, typer.Option(help="Print the default schedule (YAML) and exit.")] = False,
 ) -> None:
     """Build the staged training sets (MIR: easy first, then 5 stages of 40% of the hard pool) and export them.
@@ -132,15 +134,20 @@ def curriculum(
         raise InputError("--out: give the folder for the stages and exports, e.g. --out data/cur")
     stats = build_and_export(dataset, out, schedule, difficulty, _formats(format_), copy_images)
     for line in stats["stages"]:
-        if not line["count"]:
-            typer.echo(f"warning: {line['stage']} is empty (its {line['pool']}-instance pool gave 0 rows)", err=True)
+        if "dropped" in line:
+            typer.echo(f"warning: {line['stage']} dropped (no file, in no list): {line['dropped']}", err=True)
         typer.echo(
             f"{line['stage']:10} {line['count']:6d} of {line['pool']:6d}  prompt {line['mean_prompt_chars']:7.0f} ch  "
             f"target {line['mean_target_chars']:7.0f} ch  {line['images']:6d} images"
         )
-    for fmt, flags in stats["flags"].items():
-        typer.echo(f"[{fmt}] {flags}")
-    typer.echo(f"stages and exports in {out}")
+    _echo_commands(stats["flags"])
+    typer.echo(f"stages and exports in {out} (the commands above are in {out / 'ORDER.md'})")
+
+
+def _echo_commands(flags: dict[str, str]) -> None:
+    for fmt, text in flags.items():
+        typer.echo(f"[{fmt}]")
+        typer.echo(text)
 
 
 def build_and_export(
@@ -162,17 +169,27 @@ def build_and_export(
     side = difficulty_path or dataset / SIDECAR
     p = load_pass_rates(side) if (schedule.needs_difficulty or side.is_file()) else None
     built = build_curriculum(records, schedule, p)
-    for stage, rows, _ in built:
-        data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
-        atomic_write(out / "stages" / f"{stage.name}.jsonl", data)
+    dropped = {stage.name: line["dropped"] for stage, _, line in built if "dropped" in line}
     report = export_stages(
-        [(stage.name, rows) for stage, rows, _ in built], dataset, out, formats, copy_images=copy_images
+        [(stage.name, rows) for stage, rows, _ in built],
+        dataset,
+        out,
+        formats,
+        copy_images=copy_images,
+        dropped=dropped,
     )
+    for stage, rows, _ in built:
+        path = out / "stages" / f"{stage.name}.jsonl"
+        if rows:
+            atomic_write(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode())
+        elif path.is_file():  # left by an earlier build in which this stage had rows
+            path.unlink()
     stats = {
         "dataset": str(Path(dataset).resolve()),
         "difficulty": str(Path(side).resolve()) if p is not None else None,
         "schedule": schedule.to_json(),
         "stages": [line for _, _, line in built],
+        "dropped": [{"stage": name, "reason": why} for name, why in report.dropped.items()],
         "exports": report.rows,
         "images_copied": report.images_copied,
         "flags": report.flags,
@@ -186,7 +203,9 @@ def export(
     out: Annotated[Path, typer.Option(help="Export folder.")],
     format_: Annotated[str, typer.Option("--format", help="`all` or a comma list of formats.")] = "all",
     stage: Annotated[list[str], typer.Option(help="Only these stages (repeatable); default all.")] = [],  # noqa: B006
-    copy_images: Annotated[bool, typer.Option(help="Copy images under OUT/images.")] = False,
+    copy_images: Annotated[
+        bool, typer.Option(help="Copy images under OUT/images; paths then relative to OUT (else absolute).")
+    ] = False,
 ) -> None:
     """Export a curriculum's stages, or a whole dataset (question -> full chain), for swift/LLaMA-Factory/TRL/LLaVA.
 
@@ -201,13 +220,14 @@ def export(
         meta = json.loads((source / CURRICULUM).read_text())
         dataset = Path(meta["dataset"])
         names = [s["name"] for s in meta["schedule"]["stages"]]
+        dropped = {d["stage"]: d["reason"] for d in meta.get("dropped", [])}
         unknown = [s for s in stage if s not in names]
         if unknown:
             raise InputError(f"--stage: {', '.join(unknown)} not in {source} (stages: {', '.join(names)})")
         stages = []
         for name in stage or names:
             path = source / "stages" / f"{name}.jsonl"
-            rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+            rows = [] if name in dropped else [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
             stages.append((name, rows))
     else:
         if stage:
@@ -215,21 +235,28 @@ def export(
         dataset = source
         full = parse_schedule({"stages": [{"name": "full", "pool": "all", "prompt": [], "target": list(STEPS)}]})
         stages = [("full", build_stage(Dataset(dataset).records(), full.stages[0], full))]
-    report = export_stages(stages, dataset, out, formats, copy_images=copy_images)
+        dropped = {}
+    report = export_stages(stages, dataset, out, formats, copy_images=copy_images, dropped=dropped)
     for key, count in report.rows.items():
         typer.echo(f"{key:28} {count:6d} rows")
-    if len(stages) > 1:
-        for fmt, flags in report.flags.items():
-            typer.echo(f"[{fmt}] {flags}")
-    typer.echo(f"exports in {out}")
+    for name, why in report.dropped.items():
+        typer.echo(f"warning: {name} dropped (no file, in no list): {why}", err=True)
+    _echo_commands(report.flags)
+    typer.echo(f"exports in {out} (the commands above are in {out / 'ORDER.md'})")
 
 
 def tiny_vlm(
     directory: Annotated[Path, typer.Argument(help="Folder to write the model and processor to.")],
-    arch: Annotated[str, typer.Option(help="qwen2_vl, qwen2_5_vl, llava_onevision or idefics3.")] = "qwen2_vl",
+    arch: Annotated[
+        str, typer.Option(help="llava, qwen2_vl, qwen2_5_vl, llava_onevision or idefics3 (llava, idefics3: no video).")
+    ] = "llava",
     seed: Annotated[int, typer.Option(help="Initialisation seed.")] = 0,
 ) -> None:
-    """Build a tiny random vision-language model (no download) loadable with from_pretrained(DIRECTORY)."""
+    """Build a tiny random vision-language model (no download) loadable with from_pretrained(DIRECTORY).
+
+    llava and idefics3 load with a plain AutoProcessor.from_pretrained(DIRECTORY); the processors of qwen2_vl,
+    qwen2_5_vl and llava_onevision carry a video processor that needs torchvision (mirforge loads them without it).
+    """
     from mirforge.models.tiny import build_tiny_vlm
 
     path = build_tiny_vlm(directory, arch, seed)

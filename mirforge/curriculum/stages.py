@@ -270,10 +270,24 @@ def stage_stats(name: str, rows: list[dict[str, Any]], pool_size: int) -> dict[s
     }
 
 
+def empty_reason(stage: Stage, pool_size: int, schedule: Schedule) -> str | None:
+    """Why ``stage`` gives no rows (None when it gives some): what a reader needs to change the schedule."""
+    if pool_size == 0:
+        if stage.pool == "easy":
+            return f"its easy pool is empty: no instance has a pass rate p >= {schedule.threshold:g}"
+        if stage.pool == "hard":
+            return f"its hard pool is empty: every instance has a pass rate p >= {schedule.threshold:g}"
+        return "the dataset has no instances"
+    if round(stage.fraction * pool_size) == 0:
+        return f"fraction {stage.fraction:g} of its {pool_size}-instance {stage.pool} pool rounds to 0 rows"
+    return None
+
+
 def build_curriculum(
     records: list[dict[str, Any]], schedule: Schedule, p: dict[str, float] | None
 ) -> list[tuple[Stage, list[dict[str, Any]], dict[str, Any]]]:
-    """Per stage: the stage, its rows and its stats line. ``p`` maps instance id -> measured pass rate."""
+    """Per stage: the stage, its rows and its stats line (with ``dropped``, the reason, when it has no rows).
+    ``p`` maps instance id -> measured pass rate."""
     if schedule.needs_difficulty:
         if p is None:
             raise InputError(
@@ -291,5 +305,9 @@ def build_curriculum(
     for stage in schedule.stages:
         pool = split[stage.pool]
         rows = build_stage(select(pool, stage, schedule), stage, schedule)
-        result.append((stage, rows, stage_stats(stage.name, rows, len(pool))))
+        stats = stage_stats(stage.name, rows, len(pool))
+        reason = empty_reason(stage, len(pool), schedule)
+        if reason:
+            stats["dropped"] = reason
+        result.append((stage, rows, stats))
     return result

@@ -160,14 +160,16 @@ def export_lmms(
     split: Annotated[str | None, typer.Option(help="Only this split.")] = None,
     tasks: Annotated[str | None, typer.Option(help="Comma list of tasks.")] = None,
     name: Annotated[str, typer.Option(help="lmms-eval task name.")] = "mirforge",
-    copy_images: Annotated[bool, typer.Option(help="Copy images into OUT/images (else link by relative path).")] = True,
+    copy_images: Annotated[
+        bool, typer.Option(help="Copy images into OUT/images (else paths relative to OUT point at the dataset).")
+    ] = True,
     max_new_tokens: Annotated[int, typer.Option(help="generation_kwargs.max_new_tokens.")] = 512,
 ) -> None:
     """An lmms-eval task folder (yaml + utils.py with doc_to_messages keeping the interleaving + data jsonl).
 
-    Run: lmms-eval --model qwen2_5_vl --model_args pretrained=MODEL --include_path OUT --tasks NAME
+    Run: lmms-eval --model qwen2_5_vl --model_args pretrained="$MODEL" --include_path OUT --tasks NAME
     """
-    from mirforge.evaluation.exports import export_lmms_eval
+    from mirforge.evaluation.exports import export_lmms_eval, lmms_eval_command
 
     s = export_lmms_eval(
         dataset,
@@ -179,7 +181,7 @@ def export_lmms(
         max_new_tokens=max_new_tokens,
     )
     typer.echo(f"{s.rows} questions, {s.images} images -> {s.path}")
-    typer.echo(f"run: lmms-eval --model MODEL --model_args pretrained=PATH --include_path {out} --tasks {s.path.stem}")
+    typer.echo(f"run (MODEL = a Qwen2.5-VL folder or hub id): {lmms_eval_command(s.path.parent, s.path.stem)}")
 
 
 def export_vlmeval(

@@ -1,8 +1,11 @@
 """Exports of a dataset split for the evaluation tools people already run.
 
-- lmms-eval: a task folder (``<task>.yaml``, ``utils.py``, ``<task>.jsonl``) loaded with ``--include_path``;
-  ``doc_to_messages`` keeps the interleaving (text pieces and images in slot order); ``process_results`` scores with
-  mirforge's robust extractor when mirforge is installed, else with a small built-in parser.
+- lmms-eval: a task folder (``<task>.yaml``, ``utils.py``, ``<task>.jsonl``, ``images/...``) loaded with
+  ``--include_path``; every path in it is relative to the folder (lmms-eval resolves ``data_files`` from the YAML's
+  folder), so it can be moved. ``doc_to_messages`` keeps the interleaving (text pieces and images in slot order);
+  ``doc_to_text``, for models that take the images first, writes each slot as a marker ("[Image 2]") so the text
+  still says which picture it means. ``process_results`` scores with mirforge's robust extractor when mirforge is
+  installed, else with a small built-in parser.
 - VLMEvalKit: one TSV (``index``, ``image`` = the string form of a list of base64 PNGs in slot order, ``question``
   with its ``<image>`` slots, ``A``..``D``, ``answer``, ``category`` = task, ``l2-category`` = MIR category, ``split``,
   ``id``) that VLMEvalKit picks up as a custom multiple-choice dataset from ``$LMUData/<Name>.tsv``.
@@ -27,7 +30,8 @@ MAX_OPTIONS = 8
 LMMS_UTILS = '''"""lmms-eval task functions for a mirforge export (written by `mirforge export lmms-eval`).
 
 Images are stored beside this file (paths in the jsonl are relative to it). `doc_to_messages` interleaves text and
-images in slot order; `doc_to_visual` + `doc_to_text` serve models that take images first.
+images in slot order; `doc_to_visual` + `doc_to_text` serve models that take the images first, with each slot
+written as a marker ("[Image 2]") that names the picture it stood for.
 """
 
 import re
@@ -37,6 +41,7 @@ from PIL import Image
 
 HERE = Path(__file__).resolve().parent
 SLOT = "<image>"
+MARKER = "[Image {n}]"
 
 
 def _images(doc):
@@ -62,8 +67,9 @@ def doc_to_visual(doc):
 
 def doc_to_text(doc, lmms_eval_specific_kwargs=None):
     pre, post = _kwargs(lmms_eval_specific_kwargs)
-    question = doc["question"].replace(SLOT, "").strip()
-    return f"{pre}{question}\\n{doc['instruction']}\\n{_options(doc)}{post}"
+    pieces = doc["question"].split(SLOT)
+    question = pieces[0] + "".join(MARKER.format(n=i) + piece for i, piece in enumerate(pieces[1:], start=1))
+    return f"{pre}{question.strip()}\\n{doc['instruction']}\\n{_options(doc)}{post}"
 
 
 def doc_to_messages(doc, lmms_eval_specific_kwargs=None):
@@ -180,11 +186,13 @@ def export_lmms_eval(
             if not src.is_file():
                 raise InputError(f"DATASET: image {rel} of {r['id']} is missing")
             if copy_images:
-                dst = out / "images" / rel
+                if ".." in Path(rel).parts or Path(rel).is_absolute():
+                    raise InputError(f"DATASET: image path {rel!r} of {r['id']} leaves the dataset folder")
+                dst = out / rel  # the dataset's own layout: images/<task>/<split>/NNNNNN-K.png
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 if not dst.is_file() or dst.stat().st_size != src.stat().st_size:
                     shutil.copyfile(src, dst)
-                paths.append(Path("images", rel).as_posix())
+                paths.append(dst.relative_to(out).as_posix())
             else:
                 paths.append(Path(os.path.relpath(src, out)).as_posix())
             images += 1
@@ -206,12 +214,13 @@ def export_lmms_eval(
     atomic_write(data, "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs).encode())
     atomic_write(out / "utils.py", LMMS_UTILS.encode())
     yaml_text = f"""# lmms-eval task written by `mirforge export lmms-eval` ({len(docs)} questions)
-# run: lmms-eval --model qwen2_5_vl --model_args pretrained=... --include_path {out} --tasks {task} --batch_size 1
+# run: {lmms_eval_command(out, task)}
+# data_files is relative: lmms-eval resolves it from this file's folder, so the folder can be moved.
 task: {task}
 dataset_path: json
 dataset_kwargs:
   data_files:
-    test: {json.dumps(str(data))}
+    test: {json.dumps(data.name)}
 test_split: test
 output_type: generate_until
 doc_to_visual: !function utils.doc_to_visual
@@ -239,6 +248,16 @@ metadata:
 """
     atomic_write(out / f"{task}.yaml", yaml_text.encode())
     return ExportSummary(out / f"{task}.yaml", len(docs), images)
+
+
+def lmms_eval_command(folder: Path, task: str) -> str:
+    """The command that evaluates a model (``$MODEL``) on the task folder, from any working directory."""
+    import shlex
+
+    return (
+        f'lmms-eval --model qwen2_5_vl --model_args pretrained="$MODEL" --include_path {shlex.quote(str(folder))} '
+        f"--tasks {task} --batch_size 1"
+    )
 
 
 def _b64(path: Path) -> str:

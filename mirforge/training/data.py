@@ -52,9 +52,10 @@ def load_curriculum(folder: Path, only: tuple[str, ...] = ()) -> Curriculum:
     unknown = [s for s in only if s not in names]
     if unknown:
         raise InputError(f"--stage: {', '.join(unknown)} not in {folder} (stages: {', '.join(names)})")
+    dropped = {d["stage"] for d in meta.get("dropped", [])}  # stages that had no rows: no file, nothing to train
     stages = []
     for name in names:
-        if only and name not in only:
+        if (only and name not in only) or name in dropped:
             continue
         path = folder / "stages" / f"{name}.jsonl"
         if not path.is_file():
