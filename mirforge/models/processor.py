@@ -58,7 +58,7 @@ def load_processor(path: Path | str) -> Any:
 
 def restore_processor_class(folder: Path) -> None:
     """Record the stock processor class in a saved folder, so tools with torchvision load it with ``AutoProcessor``."""
-    for name in ("processor_config.json", "preprocessor_config.json"):
+    for name in CONFIG_FILES:
         path = Path(folder) / name
         if not path.is_file():
             continue

@@ -2,7 +2,15 @@
 
 It is built from a config with a byte-level BPE tokenizer trained on the fly, and saved (model + processor) so that
 the same ``from_pretrained`` calls that load a real model load it. Quality is meaningless; it exists so the whole
-difficulty -> curriculum -> train -> eval path runs offline on a laptop in a minute.
+difficulty -> curriculum -> train -> eval path, and the trainers' own data pipelines, run offline in a minute.
+
+Every folder names stock transformers classes (``processor_class``, ``image_processor_type``), and the image token
+id in ``config.json`` is the tokenizer's id of the image token, which the processor reports too. ``llava`` (the
+default) and ``idefics3`` load with a plain ``AutoProcessor.from_pretrained(folder)`` anywhere. The processors of
+``qwen2_vl``, ``qwen2_5_vl`` and ``llava_onevision`` carry a video processor, which in transformers 5 needs
+torchvision (there is no PIL video backend): their folders hold a ``video_preprocessor_config.json`` and load with
+``AutoProcessor`` where torchvision is installed, and everywhere through :func:`mirforge.models.load_processor`,
+which drops the video processor.
 """
 
 from __future__ import annotations
@@ -14,7 +22,9 @@ from typing import Any
 from mirforge.errors import InputError
 from mirforge.models.processor import image_only_processor_class, restore_processor_class
 
-ARCHES = ("qwen2_vl", "qwen2_5_vl", "llava_onevision", "idefics3")
+ARCHES = ("llava", "qwen2_vl", "qwen2_5_vl", "llava_onevision", "idefics3")
+DEFAULT_ARCH = "llava"
+VIDEO_ARCHES = ("qwen2_vl", "qwen2_5_vl", "llava_onevision")  # stock processors that carry a video processor
 
 _CORPUS_SEED = (
     "Which of these top views shows the same objects from above? Select the correct option from the following "
@@ -53,12 +63,14 @@ _IDEFICS = (
 _SPECIALS = {
     "qwen2_vl": ["<|vision_start|>", "<|image_pad|>", "<|vision_end|>", "<|video_pad|>"],
     "qwen2_5_vl": ["<|vision_start|>", "<|image_pad|>", "<|vision_end|>", "<|video_pad|>"],
+    "llava": ["<image>"],
     "llava_onevision": ["<image>", "<video>"],
     "idefics3": ["<image>", "<fake_token_around_image>", "<global-img>", "<end_of_utterance>"],
 }
 _IMAGE_MARK = {
     "qwen2_vl": "<|vision_start|><|image_pad|><|vision_end|>",
     "qwen2_5_vl": "<|vision_start|><|image_pad|><|vision_end|>",
+    "llava": "<image>",
     "llava_onevision": "<image>",
     "idefics3": "<image>",
 }
@@ -80,6 +92,8 @@ def _tokenizer(arch: str, corpus: list[str]) -> Any:
     )
     tok.train_from_iterator(corpus, trainer)
     extra: dict[str, Any] = {}
+    if arch == "llava":
+        extra = {"extra_special_tokens": {"image_token": "<image>"}}
     if arch == "llava_onevision":
         extra = {"extra_special_tokens": {"image_token": "<image>", "video_token": "<video>"}}
     if arch == "idefics3":
@@ -168,14 +182,43 @@ def _qwen(arch: str, tok: Any, image_px: int) -> tuple[Any, Any]:
     return model_cls(cfg), processor
 
 
+def _siglip(tf: Any) -> Any:
+    return tf.SiglipVisionConfig(
+        hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2, image_size=28, patch_size=14
+    )
+
+
+def _llava(tok: Any) -> tuple[Any, Any]:
+    """LLaVA-1.5 layout (``LlavaForConditionalGeneration``, ``LlavaProcessor``): a 28 px SigLIP tower, 4 tokens an
+    image, and a processor with no video processor."""
+    import transformers as tf
+
+    cfg = tf.LlavaConfig(
+        vision_config=_siglip(tf),
+        text_config=tf.Qwen2Config(**_text_config(tok)),
+        image_token_id=tok.convert_tokens_to_ids("<image>"),
+        vision_feature_select_strategy="full",
+        vision_feature_layer=-1,
+        image_seq_length=4,
+    )
+    ip = _pil(tf, "SiglipImageProcessor")(size={"height": 28, "width": 28})
+    proc = tf.LlavaProcessor(
+        image_processor=ip,
+        tokenizer=tok,
+        chat_template=tok.chat_template,
+        patch_size=14,
+        vision_feature_select_strategy="full",
+        num_additional_image_tokens=0,
+        image_token="<image>",
+    )
+    return tf.LlavaForConditionalGeneration(cfg), proc
+
+
 def _llava_onevision(tok: Any) -> tuple[Any, Any]:
     import transformers as tf
 
-    vision = tf.SiglipVisionConfig(
-        hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2, image_size=28, patch_size=14
-    )
     cfg = tf.LlavaOnevisionConfig(
-        vision_config=vision,
+        vision_config=_siglip(tf),
         text_config=tf.Qwen2Config(**_text_config(tok)),
         image_token_id=tok.convert_tokens_to_ids("<image>"),
         video_token_id=tok.convert_tokens_to_ids("<video>"),
@@ -218,7 +261,7 @@ def _idefics3(tok: Any) -> tuple[Any, Any]:
     return tf.Idefics3ForConditionalGeneration(cfg), proc
 
 
-def build_tiny_vlm(out: Path, arch: str = "qwen2_vl", seed: int = 0, image_px: int = 112) -> Path:
+def build_tiny_vlm(out: Path, arch: str = DEFAULT_ARCH, seed: int = 0, image_px: int = 112) -> Path:
     """Build, save and return ``out``: a tiny random VLM of ``arch`` with its processor, loadable from the path."""
     if arch not in ARCHES:
         raise InputError(f"--arch: {arch!r} is not one of {', '.join(ARCHES)}")
@@ -231,6 +274,8 @@ def build_tiny_vlm(out: Path, arch: str = "qwen2_vl", seed: int = 0, image_px: i
     tok = _tokenizer(arch, [_CORPUS_SEED] * 4)
     if arch in ("qwen2_vl", "qwen2_5_vl"):
         model, processor = _qwen(arch, tok, image_px)
+    elif arch == "llava":
+        model, processor = _llava(tok)
     elif arch == "llava_onevision":
         model, processor = _llava_onevision(tok)
     else:
@@ -244,5 +289,29 @@ def build_tiny_vlm(out: Path, arch: str = "qwen2_vl", seed: int = 0, image_px: i
     model.save_pretrained(out)
     processor.save_pretrained(out)
     restore_processor_class(out)
+    if arch in VIDEO_ARCHES:
+        write_video_processor_config(out, arch, processor.image_processor)
     (out / "mirforge_tiny.json").write_text(json.dumps({"arch": arch, "seed": seed}) + "\n")
     return out
+
+
+def write_video_processor_config(out: Path, arch: str, image_processor: Any) -> None:
+    """The ``video_preprocessor_config.json`` a stock checkpoint of ``arch`` ships (same sizes as the images), so
+    ``AutoProcessor`` finds the video processor where torchvision is installed."""
+    if arch == "llava_onevision":
+        config: dict[str, Any] = {
+            "video_processor_type": "LlavaOnevisionVideoProcessor",
+            "size": {"height": 28, "width": 28},
+        }
+    else:
+        config = {
+            "video_processor_type": "Qwen2VLVideoProcessor",
+            "patch_size": image_processor.patch_size,
+            "merge_size": image_processor.merge_size,
+            "temporal_patch_size": image_processor.temporal_patch_size,
+            "size": dict(image_processor.size),
+        }
+    config.update(
+        image_mean=list(image_processor.image_mean), image_std=list(image_processor.image_std), do_convert_rgb=True
+    )
+    (out / "video_preprocessor_config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
