@@ -48,7 +48,7 @@ def _datasets() -> Any:
     try:
         import datasets
     except ImportError:
-        raise InputError("export hf needs the `datasets` package: pip install datasets (or mirforge[train])") from None
+        raise InputError("export hf needs the [hf] extra (`datasets`): pip install 'mirforge[hf]'") from None
     return datasets
 
 
@@ -332,7 +332,9 @@ def dataset_card(
         "",
         "`id`, `task`, `category`, `split`, `question` (with one `<image>` per image), `images` (PNG, embedded), "
         "`image_paths` (paths in the generated folder), `options` (texts for A, B, ...), `answer` (letter), "
-        "`summary`, `caption` (one per image), `text2img`, `img2img`, `conclusion` (MIR's reasoning steps), "
+        "`summary`, `caption` (one per image), `text2img`, `img2img`, `conclusion` (MIR's reasoning steps; "
+        "`conclusion` is the full closing sentence, as in the generated instances, while the folder's `mir.json` "
+        "keeps MIR's convention of the bare answer letter there and moves this sentence to `reasoning`), "
         "`regions` (image index, name, pixel box `[x0, y0, x1, y1]`), `difficulty_level`, `difficulty_knobs` "
         "(JSON), `provenance` (JSON: generator, seeds, renderer).",
         "",

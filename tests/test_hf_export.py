@@ -110,3 +110,16 @@ def test_cli_exports_one_task(dataset, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in (out / "data").iterdir()) == ["yes_but"]
     assert json.loads(json.dumps(yaml.safe_load((out / "README.md").read_text().split("---\n")[1])))["configs"]
+
+
+def test_missing_datasets_names_the_hf_extra(monkeypatch) -> None:
+    from mirforge import hf_export
+
+    monkeypatch.setitem(sys.modules, "datasets", None)  # import datasets now raises ImportError
+    with pytest.raises(InputError, match=r"mirforge\[hf\]"):
+        hf_export._datasets()
+
+
+def test_card_says_why_conclusion_differs_from_mir_json(exported) -> None:
+    card = (exported / "README.md").read_text()
+    assert "`mir.json`" in card and "bare answer letter" in card

@@ -26,6 +26,8 @@ from mirforge.errors import InputError
 VERSIONED = (
     "numpy",
     "trimesh",
+    "moderngl",
+    "glcontext",
     "pyrender2",
     "PyOpenGL",
     "opencv-python-headless",
