@@ -1,15 +1,20 @@
-"""process_order: determinism, verifier, balance, knobs, and distinct progress between frames."""
+"""process_order: families, measured progress, questions that need every frame, no shortcut through the options."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
+from collections import Counter
 
+import numpy as np
 import pytest
 
-from mirforge.errors import InputError
-from mirforge.generators.sequential.process_order.task import PROCESSES, _room
+from mirforge.errors import InputError, Reject
+from mirforge.generators.sequential.process_order import timeline
+from mirforge.generators.sequential.process_order.families import FAMILIES
+from mirforge.generators.sequential.process_order.timeline import Ask
 
-from conftest import ask_only, make_task
+from conftest import accepted, ask_only, generate, make_task, record
 
 
 @pytest.fixture(scope="module")
@@ -17,82 +22,173 @@ def task():
     return make_task("process_order")
 
 
-def test_measured_progress_matches_the_states(task):
-    for index in range(8):
-        scene, question = ask_only(task, index, seed=4)
-        heights = task.render(scene, question).measured["heights"]
-        for k, chrono in enumerate(scene.shown):
-            state = scene.states[chrono]
-            if scene.process in ("stack", "unstack"):
-                assert abs(heights[k] - state * scene.block_h) <= 3
-            else:
-                assert abs(heights[k] - scene.capacity() * state / scene.n_states) <= 3
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_each_family_reads_its_cue_back_in_time_order(name):
+    """Drawn at every moment of a 10-moment clip and read back (without the video), each family's cue runs one way
+    and moves by at least 1.5 times the default minimum gap between neighbouring moments, for several looks."""
+    fam = FAMILIES[name]
+    for seed in range(4):
+        look = fam.look(np.random.default_rng(seed))
+        base = fam.backdrop(look)
+        values = [fam.measure(fam.draw(base, look, t), base, look).value for t in np.linspace(0, 1, 10)]
+        steps = np.diff(values) * (1 if fam.rising else -1) / fam.span(look)
+        assert steps.min() > 1.5 * 0.05, (name, seed, [round(v, 1) for v in values])
+        assert abs(sum(steps) - 1) < 0.25, (name, seed, sum(steps))
 
 
-def test_states_are_distinct_and_causal(task):
-    kinds = set()
+def test_measured_values_follow_the_moments_shown(task):
+    """Through the encoded clip: sorting the frames by the measured cue gives the true time order."""
+    for index in range(7):
+        scene, question, rendered = accepted(task, index, seed=4)
+        values = rendered.measured["values"]
+        sign = 1 if FAMILIES[scene.family].rising else -1
+        by_value = sorted(range(len(values)), key=lambda k: sign * values[k])
+        assert [scene.shown[k] for k in by_value] == list(range(len(values)))
+
+
+def test_families_kinds_and_states(task):
+    families, kinds = Counter(), set()
     for i in range(200):
         scene, question = ask_only(task, i, seed=5)
-        kinds.add((scene.process, scene.kind))
-        rising = PROCESSES[scene.process][1]
-        assert list(scene.states) == sorted(scene.states, reverse=not rising)
-        assert len(set(scene.states)) == len(scene.states)
+        families[scene.family] += 1
+        kinds.add(scene.ask.kind)
+        assert list(scene.states) == sorted(set(scene.states))
+        assert 0 not in scene.states and scene.n_states - 1 not in scene.states  # never the very start or end
         assert scene.shown != tuple(range(len(scene.shown)))
         assert len(set(question.options)) == len(question.options) == 4
-    assert {k for _, k in kinds} == {"order", "next", "between"}
-    assert {p for p, _ in kinds} == set(PROCESSES)
+    assert set(families) == set(FAMILIES) and min(families.values()) >= 10, families  # each >= 5%
+    assert kinds == set(timeline.KINDS)
+
+
+def test_family_and_families_restrict_the_draw():
+    only = make_task("process_order", family="candle")
+    assert {ask_only(only, i, seed=1)[0].family for i in range(12)} == {"candle"}
+    two = make_task("process_order", families="ice,house")
+    assert {ask_only(two, i, seed=1)[0].family for i in range(24)} == {"ice", "house"}
 
 
 def test_bad_config_names_the_field():
-    with pytest.raises(InputError, match="process_order.images_per_level"):
-        make_task("process_order", images_per_level="4,5,5")
-    with pytest.raises(InputError, match="process_order.min_gap_px"):
-        make_task("process_order", min_gap_px=0)
+    with pytest.raises(InputError, match="process_order.family: unknown family 'soup'; families: cooking"):
+        make_task("process_order", family="soup")
+    with pytest.raises(InputError, match="process_order.families: unknown family"):
+        make_task("process_order", families="candle,soup")
+    with pytest.raises(InputError, match="process_order.states_per_level"):
+        make_task("process_order", images_per_level="4,8,6")
+    with pytest.raises(InputError, match="process_order.min_gap"):
+        make_task("process_order", min_gap=0.5)
+    with pytest.raises(InputError, match="process_order.images_per_level: level 1 asks 'order'"):
+        make_task("process_order", images_per_level="5,5,6", require_needed="true,true,true")
 
 
-def test_order_answer_is_not_the_centre_of_its_distractors(task):
-    """The chronological order is the option closest to the others (fewest adjacent swaps) only about 1 time in
-    k; distractors built by perturbing the answer would make it the centre every time."""
-    from itertools import combinations
+def test_every_configuration_needs_every_frame():
+    """What ``sample`` draws from: hiding any one frame of the true order leaves at least two options."""
+    for kind in timeline.KINDS:
+        for n in range(4, 9):
+            for _, ask in timeline.configurations(kind, n, 4, True):
+                truth = list(range(n))
+                for k in truth:
+                    assert len(timeline.consistent(ask, [i for i in truth if i != k], [k])) >= 2, (kind, n, ask, k)
 
-    def swaps(a, b):
-        pos = {x: i for i, x in enumerate(b)}
-        p = [pos[x] for x in a]
-        return sum(p[i] > p[j] for i, j in combinations(range(len(p)), 2))
 
-    centre = n = 0
-    for i in range(400):
-        _, q = ask_only(task, i, seed=9)
-        if q.facts["kind"] != "order" or len(q.facts["keys"][0]) <= 4:
+def test_consistent_places_a_hidden_frame_anywhere():
+    ask = Ask("rank", 2, (3, 1, 4, 2))  # which frame is second? options Image 3, 1, 4, 2
+    assert timeline.consistent(ask, [1, 3, 4, 2], []) == {0}
+    assert timeline.consistent(ask, [1, 4, 2], [3]) == {0, 1, 2}  # 3 second; 1 second (3 first); 4 second (3 later)
+    assert timeline.consistent(ask, [3, 4, 2], [1]) == {0, 1, 2}
+    assert timeline.consistent(ask, [1, 3, 4], [2]) == {0, 1, 3}
+    assert timeline.consistent(Ask("next", 1, (3, 4, 2, 5)), [1, 3, 4, 2, 5], []) == {0}
+    assert timeline.consistent(Ask("next", 1, (3, 4, 2, 5)), [3, 4, 2, 5], [1]) == {0, 1, 2, 3}  # anchor hidden
+
+
+def test_hiding_any_image_leaves_two_options_at_levels_2_and_3(task):
+    """The pipeline's record: every image needed at levels 2 and 3 (the requirement is on there)."""
+    seen = Counter()
+    for index in range(1, 19):
+        if index % 3 == 0:
+            continue
+        rec = record(generate(task, index, seed=8))
+        assert rec["provenance"]["needed"] == [True] * len(rec["images"]), rec["id"]
+        seen[rec["difficulty"]["level"]] += 1
+    assert seen == {2: 6, 3: 6}
+
+
+def test_answer_place_among_the_option_frames_is_uniform(task):
+    """The frame questions draw where the answer sits among the option frames in time uniformly, so the options'
+    images (a middle frame, a consensus image) do not point at it."""
+    places = Counter()
+    n = 0
+    for i in range(600):
+        scene, q = ask_only(task, i, seed=12)
+        if scene.ask.kind == "order":
+            continue
+        n += 1
+        chrono = {1 + scene.shown.index(c): c for c in range(len(scene.shown))}  # image number -> time position
+        times = [chrono[k] for k in q.facts["keys"]]
+        places[sorted(times).index(times[q.answer])] += 1
+    assert n >= 400
+    for p in range(4):
+        assert abs(places[p] / n - 0.25) < 0.06, places
+
+
+def test_order_options_reach_each_other_by_the_same_swaps(task):
+    """The four orders form a coset of a group of two disjoint neighbour swaps: every option is one swap from two
+    others and two swaps from the third, so none is the centre of the others."""
+
+    def moves(keys, y):
+        return sorted(tuple(y.index(z[p]) for p in range(len(y))) for z in keys if z != y)
+
+    n = 0
+    for i in range(300):
+        scene, q = ask_only(task, i, seed=9)
+        if q.facts["kind"] != "order":
             continue
         n += 1
         keys = [tuple(k) for k in q.facts["keys"]]
-        spread = [sum(swaps(a, b) for b in keys) for a in keys]
-        centre += spread[q.answer] == min(spread) and spread.count(min(spread)) == 1
-    assert n >= 80
-    assert abs(centre / n - 1 / task.config.n_options) < 0.1, (centre, n)
+        assert all(moves(keys, y) == moves(keys, keys[0]) for y in keys)
+        assert sorted(sum(a != b for a, b in zip(keys[0], z, strict=True)) for z in keys[1:]) == [2, 2, 4]
+    assert n >= 30
+
+
+def test_verifier_rejects_a_planted_wrong_answer(task):
+    for index in range(4):
+        scene, question, rendered = accepted(task, index, seed=3)
+        wrong = copy.deepcopy(question)
+        wrong.answer = (question.answer + 1) % 4
+        assert task.verify(wrong, rendered) != wrong.answer
+        close = copy.deepcopy(rendered)
+        close.measured["values"][1] = close.measured["values"][0] + 0.5 * close.measured["gap"]
+        with pytest.raises(Reject):
+            task.verify(question, close)
+
+
+def test_steps_name_no_answer_before_the_reasoning(task):
+    """The summary and text2img treat the answer frame like every other frame: the summary names only the anchor,
+    text2img lists every frame's box once (and the anchor once more); the letter comes only in the conclusion."""
+    import re
+
+    for index in range(12):
+        rec = record(generate(task, index, seed=6))
+        n = len(rec["images"])
+        named = Counter(int(m) for m in re.findall(r"Image (\d+)", rec["text2img"]))
+        anchor = re.search(r"(?:after|before) Image (\d+)", rec["question"])
+        for k in range(1, n + 1):
+            assert named[k] == 1 + (anchor is not None and int(anchor.group(1)) == k), (rec["id"], rec["text2img"])
+        if "Image" in rec["options"][rec["answer"]] and "->" not in rec["options"][rec["answer"]]:
+            assert rec["options"][rec["answer"]] + " " not in rec["summary"] + " "
+        for step in ("summary", "text2img", "img2img"):
+            assert not re.search(r"answer is [A-D]", rec[step])
+        assert rec["conclusion"].endswith(f"Therefore the answer is {rec['answer']}.")
+        assert len(rec["caption"]) == n
 
 
 def test_no_two_instances_share_a_frame(task):
-    """Every clip's look (wall and table paint, the window, where the tower or glass stands, block and glass sizes,
-    the shades of blocks and liquid) is drawn from the instance's rng, so across many instances no frame repeats,
-    let alone a whole image set (the audit's "identical image sets"), and no image set has the same 16 x 16
-    thumbnails (its "near-duplicate image sets"). The frames are hashed as drawn, before the lossy clip encoding,
-    which only adds noise that the thumbnails ignore."""
-    from mirforge.audit import thumb_hash
-
+    """Every clip's look is drawn from the instance's rng, so across many instances no frame repeats."""
     owner: dict[str, int] = {}
-    thumb_sets: dict[tuple[str, ...], int] = {}
-    looks = set()
-    n = 500
-    for i in range(n):
+    for i in range(120):
         scene, _ = ask_only(task, i, seed=1)
-        base = _room(task.image_size, scene.stage)
-        frames = [task._draw(base, scene, state) for state in scene.states]
-        for frame in frames:
+        fam = FAMILIES[scene.family]
+        base = fam.backdrop(scene.look)
+        for s in scene.states[:2]:
+            frame = fam.draw(base, scene.look, s / (scene.n_states - 1))
             digest = hashlib.sha1(frame.tobytes()).hexdigest()
             assert owner.setdefault(digest, i) == i, f"instances {owner[digest]} and {i} share a frame"
-        thumbs = tuple(sorted(thumb_hash(frame) for frame in frames))
-        assert thumb_sets.setdefault(thumbs, i) == i, f"instances {thumb_sets[thumbs]} and {i}: same thumbnails"
-        looks.add((scene.stage.wall, scene.stage.table_y, scene.cx if scene.tower else scene.glass.box))
-    assert len(looks) >= 0.99 * n
