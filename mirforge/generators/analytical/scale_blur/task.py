@@ -1,16 +1,25 @@
-"""scale_blur: the real size of look-alike objects whose scale is ambiguous without a reference.
+"""scale_blur: the real height of an object whose scale no single picture gives away.
 
-A model house, a bonsai tree or a toy lighthouse looks exactly like the real thing when it fills the picture
-alone. The scene has 2-4 look-alikes of one kind (a blue house, an orange house, ...) with very different real
-heights, from a few centimetres to many metres. Some images show a look-alike alone at a standard size (no
-clue to its scale); others show each look-alike standing next to an everyday reference of known height (a soda
-can, a wine bottle, a chair, a person, a door). The question asks how tall one look-alike really is, or which
-is the tallest / the shortest in reality. Real heights of look-alikes differ by at least ``min_ratio`` (25%),
-and numeric options are at least that far apart.
+A model house, a bonsai tree or a toy rocket looks exactly like the real thing when nothing of known size stands
+beside it. The scene is a chain of such look-alikes (houses, trees, lighthouses, windmills, rockets, water towers),
+each from a few centimetres to tens of metres tall. The first image shows the first object beside a measuring
+device (a ruler, a height chart or a surveyor's levelling staff) whose printed marks give its height. Every other
+image shows two neighbours of the chain side by side, photographed at its own zoom, camera height and place, so
+pixel sizes never compare across images. The question asks the real height of the last object: only the chain of
+ratios, link by link from the measured first object, gives it, so every image is needed (``consistent``: with the
+device image hidden the first height could be anything; with a link hidden its ratio could be anything from 1/10
+to 10, drawn links stay within 5, and the options are at most 2 apart, so at least two stay consistent).
 
-Images are drawn procedurally (OpenCV) into an RGB image and an id mask at once. The verifier measures, in the
-reference images, the pixel heights of the look-alike and of its reference from the mask, scales the known
-reference height by their ratio and answers from those estimates alone.
+Levels: 2, 3 and 5 links (3, 4 and 6 images); at level 3 the images come in shuffled order, so the chain must be
+found by the objects the images share. Scene families are backdrops (a meadow, a desert, a snowfield, a beach, a
+table top, a night scene), drawn with the instance's own palette, outline weight and grain; the family of an index
+is the task's balanced variant. The backdrop never depends on the real scale.
+
+Options are four heights in a geometric ladder (ratio ``option_ratio``); the answer's rank is the balanced answer
+slot, and the target's height is log-uniform and drawn before the chain, with the ladder kept inside its range (an
+``ask`` that would push it out rejects the draw), so given the options every rank is equally likely. The verifier
+reads the first height from the device's marks and every ratio from the objects' mask heights, multiplies them out,
+and keeps the option within a quarter of a ladder step of the product.
 """
 
 from __future__ import annotations
@@ -23,408 +32,461 @@ import cv2
 import numpy as np
 
 from mirforge.errors import Reject
+from mirforge.generators.analytical.canvas import Canvas, grain, jitter, mask_box, mix, shade
 from mirforge.render.scene3d import PALETTE
-from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
+from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, per_level
 
-GROUND_Y = 392
-MAX_PX = 300  # the taller thing of a reference image is drawn this high
-ALONE_PX = 280
-HEIGHTS = (6.0, 60.0, 600.0)  # real heights of look-alikes, cm: the miniatures' decade, then the full-size one
-KINDS = {  # look-alike kind -> (width / height, plural)
-    "house": (0.9, "houses"),  # the roof overhangs the walls by 5% on each side
+FAMILIES = ("meadow", "desert", "snowfield", "beach", "tabletop", "night")
+BACKDROPS = {  # sky top, sky bottom, ground
+    "meadow": ((150, 196, 240), (214, 232, 246), (120, 170, 90)),
+    "desert": ((120, 170, 230), (236, 220, 190), (222, 190, 130)),
+    "snowfield": ((170, 190, 214), (230, 236, 242), (242, 244, 248)),
+    "beach": ((90, 160, 230), (200, 226, 246), (236, 214, 160)),
+    "tabletop": ((226, 220, 210), (200, 192, 180), (160, 110, 70)),
+    "night": ((20, 26, 60), (60, 60, 100), (50, 60, 50)),
+}
+KINDS = {  # kind -> (width / height, plural)
+    "house": (0.9, "houses"),
     "tree": (0.7, "trees"),
     "lighthouse": (0.38, "lighthouses"),
+    "windmill": (0.8, "windmills"),
+    "rocket": (0.34, "rockets"),
+    "water tower": (0.55, "water towers"),
 }
-REFERENCES = {  # name -> (real height in cm, width / height)
-    "soda can": (12.0, 0.55),
-    "wine bottle": (30.0, 0.26),
-    "chair": (90.0, 0.55),
-    "person": (180.0, 0.3),
-    "door": (210.0, 0.45),
+COLORS = ("blue", "orange", "red", "purple", "green", "yellow", "pink", "cyan")
+DEVICES = {  # name -> (labelled length in cm, label every, tick every, unit, range of first heights it measures)
+    "ruler": (30, 5, 1, "cm", (8.0, 28.0)),
+    "height chart": (200, 20, 10, "cm", (40.0, 190.0)),
+    "levelling staff": (500, 100, 10, "m", (160.0, 480.0)),
 }
-COLORS = {name: PALETTE[name] for name in ("blue", "orange", "red", "purple", "green", "yellow")}
-SKY = (214, 230, 245)
-GROUND = (190, 200, 170)
+LOWEST = 5.0  # cm: the smallest target height asked about
+HIDDEN_RATIO = 10.0  # a hidden link could show its two objects at any height ratio up to this
+MAX_LINK = 5.0  # a drawn link: the taller object at most this many times the shorter
 
 
 @dataclass
 class ScaleBlurConfig(TaskConfig):
-    lookalikes_per_level: tuple[int, ...] = per_level(2, 3, 4)
-    min_ratio: float = 1.25
-    min_px: int = 40
+    families: tuple[str, ...] = FAMILIES
+    family: str = ""  # one backdrop only (empty: every family in ``families``)
+    links_per_level: tuple[int, ...] = per_level(2, 3, 5)  # object pairs after the device image: 3, 4, 6 images
+    shuffle_per_level: tuple[bool, ...] = per_level(False, False, True)  # images in shuffled order
+    tallest_per_level: tuple[float, ...] = per_level(3000.0, 5000.0, 8000.0)  # cm: the tallest target asked about
+    option_ratio: float = 1.6
+    min_px: int = 60
 
     def validate(self) -> None:
         super().validate()
-        ensure(all(2 <= n <= 4 for n in self.lookalikes_per_level), "lookalikes_per_level", "each must be 2 to 4")
-        ensure(1.1 <= self.min_ratio <= 3.0, "min_ratio", "must be between 1.1 and 3")
-        ensure(self.min_px > 0, "min_px", "must be positive")
+        known = ", ".join(FAMILIES)
+        ensure(len(self.families) > 0, "families", f"name at least one family: {known}")
+        for name in self.families:
+            ensure(name in FAMILIES, "families", f"unknown family {name!r}; families: {known}")
+        ensure(
+            self.family == "" or self.family in FAMILIES, "family", f"unknown family {self.family!r}; families: {known}"
+        )
+        ensure(all(1 <= k <= 7 for k in self.links_per_level), "links_per_level", "each 1 to 7")
+        ensure(all(t >= 100 for t in self.tallest_per_level), "tallest_per_level", "each at least 100 cm")
+        ensure(1.3 <= self.option_ratio <= HIDDEN_RATIO / MAX_LINK, "option_ratio", "must be between 1.3 and 2")
+        ensure(self.min_px >= 30, "min_px", "must be at least 30")
+        ensure(self.n_options == 4, "n_options", "must be 4")
+
+    def chosen(self) -> tuple[str, ...]:
+        return (self.family,) if self.family else self.families
+
+
+@dataclass(frozen=True)
+class Shot:
+    """How one image is taken: the zoom (the taller object's height in pixels), where the ground is, which object
+    stands on the left, and a horizontal shift."""
+
+    top_px: float
+    ground: int
+    left_first: bool
+    shift: float
 
 
 @dataclass(frozen=True)
 class Scene:
-    kind: str
+    family: str
+    kinds: tuple[str, ...]  # chain objects, first to target
     colors: tuple[str, ...]
-    heights: tuple[float, ...]  # real heights, cm
-    references: tuple[str, ...]  # the reference each look-alike is shown with
-    alone: tuple[int, ...]  # look-alikes shown alone, in image order
-    order: tuple[int, ...]  # order of the reference images (look-alike indices)
-    qtype: str  # "size", "tallest" or "shortest"
-    target: int  # the look-alike asked about (size)
-    xs: tuple[float, ...]  # horizontal placement jitter per reference image
+    heights: tuple[float, ...]  # cm
+    device: str
+    tallest: float  # cm: the tallest target height of the level
+    order: tuple[int, ...]  # image k shows link order[k] (0: the device image)
+    shots: tuple[Shot, ...]  # per link, in chain order
+    palette: tuple[tuple[int, int, int], ...]  # sky top, sky bottom, ground: this instance's shift of the family's
+    outline: int
+    grain: int
+    seed: int
+
+    @property
+    def names(self) -> list[str]:
+        return [f"{c} {k}" for c, k in zip(self.colors, self.kinds, strict=True)]
 
 
 class ScaleBlur(Task):
     name = "scale_blur"
     category = "analytical"
-    description = "Tell the real size of look-alike objects from images with and without a reference"
+    description = "Chain known sizes across pictures taken at different zooms to find an object's real height"
     Config = ScaleBlurConfig
     needs = Needs(renderer=None, cost=0.2, realism=True)
+    variants = len(FAMILIES)
 
     def knobs(self, level: int) -> dict[str, Any]:
-        k = self.config.lookalikes_per_level[level - 1]
+        i = self.levels.index(level)
+        c = self.config
         return {
-            "n_lookalikes": k,
-            "n_alone": (2, 2, 1)[level - 1],
-            "questions": ("size",) if k < self.config.n_options else ("size", "tallest", "shortest"),
-            "min_ratio": self.config.min_ratio,
+            "links": c.links_per_level[i],
+            "images": c.links_per_level[i] + 1,
+            "shuffled": c.shuffle_per_level[i],
+            "tallest_cm": c.tallest_per_level[i],
+            "option_ratio": c.option_ratio,
         }
 
-    # -- scene and question ---------------------------------------------------------------------------------
-    def sample(self, rng: np.random.Generator, level: int) -> Scene:
-        kn = self.knobs(level)
-        k = kn["n_lookalikes"]
-        kind = list(KINDS)[int(rng.integers(len(KINDS)))]
-        colors = tuple(list(COLORS)[int(i)] for i in rng.permutation(len(COLORS))[:k])
-        lo, mid, hi = HEIGHTS
-        for _ in range(50):  # log-uniform from 6 cm to 6 m; one miniature and one full-size thing at least
-            heights = [_log_uniform(rng, lo, mid), _log_uniform(rng, mid, hi)]
-            heights += [_log_uniform(rng, lo, hi) for _ in range(k - 2)]
-            heights = [round(h, 0) if h >= 20 else round(h, 1) for h in heights]
-            srt = sorted(heights)
-            if all(b / a >= self.config.min_ratio for a, b in zip(srt, srt[1:], strict=False)):
-                break
-        else:
-            raise Reject("look-alikes too close in size")
-        heights = [heights[int(i)] for i in rng.permutation(k)]
-        refs = []
-        for h in heights:
-            fits = [r for r, (rh, _) in REFERENCES.items() if 1 / 3.2 <= h / rh <= 3.2]
-            if not fits:
-                raise Reject("no reference fits")
-            refs.append(fits[int(rng.integers(len(fits)))])
-        qtype = kn["questions"][int(rng.integers(len(kn["questions"])))]
-        alone = tuple(int(i) for i in rng.permutation(k)[: kn["n_alone"]])
-        order = tuple(int(i) for i in rng.permutation(k))
-        xs = tuple(float(rng.uniform(-0.08, 0.08)) for _ in range(k))
-        return Scene(kind, colors, tuple(heights), tuple(refs), alone, order, qtype, int(rng.integers(k)), xs)
+    def scene_knobs(self, scene: Scene) -> dict[str, Any]:
+        return {"family": scene.family, "device": scene.device}
 
-    def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
-        names = [f"{c} {scene.kind}" for c in scene.colors]
-        n = self.config.n_options
-        values = None
-        if scene.qtype == "size":
-            h = scene.heights[scene.target]
-            chosen = _height_distractors(scene, rng, n, self.config.min_ratio)
-            values = place(h, chosen, slot)
-            options = [_fmt_height(v) for v in values]
-            q = [
-                f"About how tall is the {names[scene.target]} in reality?",
-                f"What is the real height of the {names[scene.target]}?",
-            ][int(rng.integers(2))]
-        else:
-            order = np.argsort(scene.heights)
-            answer = int(order[-1] if scene.qtype == "tallest" else order[0])
-            others = [i for i in range(len(names)) if i != answer]
-            picks = [others[int(i)] for i in rng.permutation(len(others))][: n - 1]
-            options = place(names[answer], [names[i] for i in picks], slot)
-            q = f"Which {scene.kind} is the {scene.qtype} in reality?"
-        if len(set(options)) != len(options):
-            raise Reject("duplicate options")
-        alone_txt = ", ".join("<image>" for _ in scene.alone)
-        alone_names = _join([f"the {names[i]}" for i in scene.alone])
-        ref_parts = []
-        for i in scene.order:
-            r = scene.references[i]
-            ref_parts.append(
-                f"<image> shows the {names[i]} next to a {r} ({_fmt_height(REFERENCES[r][0], about=False)} tall)"
+    # -- scene and question ---------------------------------------------------------------------------------
+    def sample(self, rng: np.random.Generator, level: int, variant: int | None = None) -> Scene:
+        kn = self.knobs(level)
+        m = kn["links"]
+        names = self.config.chosen()
+        family = names[(int(rng.integers(len(names))) if variant is None else variant) % len(names)]
+        target = _log_uniform(rng, LOWEST, kn["tallest_cm"])
+        reach = MAX_LINK**m
+        devices = [d for d, spec in DEVICES.items() if spec[4][0] <= target * reach and spec[4][1] >= target / reach]
+        device = devices[int(rng.integers(len(devices)))]
+        lo, hi = DEVICES[device][4]
+        first = _log_uniform(rng, max(lo, target / reach), min(hi, target * reach))
+        heights = _bridge(rng, first, target, m)
+        kinds = [list(KINDS)[int(i)] for i in rng.integers(len(KINDS), size=m + 1)]
+        colors = [COLORS[int(i)] for i in rng.permutation(len(COLORS))[: m + 1]]
+        order = tuple(range(m + 1))
+        if kn["shuffled"]:
+            order = tuple(int(i) for i in rng.permutation(m + 1))
+        shots = tuple(
+            Shot(
+                float(rng.uniform(230, 300)),
+                int(rng.integers(360, 412)),
+                bool(rng.integers(2)),
+                float(rng.uniform(-0.5, 0.5)),
             )
-        if len(scene.alone) == 1:
-            intro = f"{alone_txt} shows {alone_names} on its own, with nothing to judge its scale by. "
-        else:
-            intro = [
-                f"{alone_txt} show {alone_names} on their own; seen alone, every {scene.kind} looks the same size. ",
-                f"Alone, the {KINDS[scene.kind][1]} give no clue to their scale: {alone_txt} show {alone_names}. ",
-            ][int(rng.integers(2))]
-        text = intro + "; ".join(ref_parts) + ". " + q
+            for _ in range(m + 1)
+        )
+        sky, sky2, ground = BACKDROPS[family]
+        palette = (jitter(rng, sky, 12), jitter(rng, sky2, 12), jitter(rng, ground, 14))
+        return Scene(
+            family,
+            tuple(kinds),
+            tuple(colors),
+            tuple(heights),
+            device,
+            kn["tallest_cm"],
+            order,
+            shots,
+            palette,
+            int(rng.integers(0, 3)),
+            int(rng.integers(0, 5)),
+            int(rng.integers(2**31)),
+        )
+
+    def ask(self, scene: Scene, rng: np.random.Generator, slot: int, variant: int | None = None) -> Question:
+        q = self.config.option_ratio
+        target = scene.heights[-1]
+        values = [target * q ** (j - slot) for j in range(self.config.n_options)]
+        if values[0] < LOWEST or values[-1] > scene.tallest:
+            raise Reject("the ladder of options would leave the range of heights")  # keeps every rank equally likely
+        options = [_fmt(v) for v in values]
+        if len(set(options)) != len(options):
+            raise Reject("two options read alike")
+        names = scene.names
+        device = scene.device
+        images = ", ".join("<image>" for _ in scene.order)
+        intro = [
+            f"These pictures were taken with different cameras and zoom settings: {images}. ",
+            f"Look at {images}; each picture was taken at its own distance and zoom. ",
+        ][int(rng.integers(2))]
+        text = (
+            intro + f"One of them shows the {names[0]} beside a {device}, and the others each show two of the objects "
+            "side by side, standing on the same ground. "
+            + [f"About how tall is the {names[-1]} in reality?", f"What is the real height of the {names[-1]}?"][
+                int(rng.integers(2))
+            ]
+        )
         return Question(text=text, options=options, answer=slot, facts={"values": values, "names": names})
 
     # -- rendering and verification ----------------------------------------------------------------------------
     def render(self, scene: Scene, question: Question) -> Rendered:
-        size = self.image_size
-        names = question.facts["names"]
-        images, regions, refs, layers = [], [], [], []
-        for i in scene.alone:
-            img, mask = _canvas(size)
-            h_px = ALONE_PX
-            _draw_lookalike(img, mask, 1, scene.kind, COLORS[scene.colors[i]], size / 2, h_px)
-            regions.append(Region(len(images), names[i], _mask_box(mask, 1)))
-            layers.append(Layer(ids=mask, names=[names[i]]))  # for a realism pass
-            images.append(img)
-        for j, i in enumerate(scene.order):
-            img, mask = _canvas(size)
-            ref = scene.references[i]
-            h, rh = scene.heights[i], REFERENCES[ref][0]
-            gap = 24 + 20 * abs(scene.xs[j])
-            obj_unit = h * KINDS[scene.kind][0] * (1.1 if scene.kind == "house" else 1.0)  # width per px/cm
-            ref_unit = rh * REFERENCES[ref][1]
-            px_per_cm = min(MAX_PX / max(h, rh), (size - 24 - gap) / (obj_unit + ref_unit))  # fit both in frame
-            obj_w, ref_w = obj_unit * px_per_cm, ref_unit * px_per_cm + 8
-            total = obj_w + gap + ref_w
-            left = (size - total) / 2 + scene.xs[j] * (size - 16 - total)
-            if j % 2 == 0:
-                x_obj, x_ref = left + obj_w / 2, left + obj_w + gap + ref_w / 2
+        names = scene.names
+        images: list[np.ndarray] = []
+        regions: list[Region] = []
+        layers: list[Layer | None] = []
+        links: list[dict[str, Any]] = []
+        for k, link in enumerate(scene.order):
+            cv = self._backdrop(scene, scene.shots[link].ground)
+            if link == 0:
+                link_facts = self._device_image(cv, scene)
+                pair_names = [names[0]]
             else:
-                x_ref, x_obj = left + ref_w / 2, left + ref_w + gap + obj_w / 2
-            _draw_lookalike(img, mask, 1, scene.kind, COLORS[scene.colors[i]], x_obj, h * px_per_cm)
-            _draw_reference(img, mask, 2, ref, x_ref, rh * px_per_cm)
-            k = len(images)
-            ob, rb = _mask_box(mask, 1), _mask_box(mask, 2)
-            if ob is None or rb is None or min(ob[3] - ob[1], rb[3] - rb[1]) < self.config.min_px:
-                raise Reject("object too small to measure")
-            if ob[0] <= 0 or ob[2] >= size or rb[0] <= 0 or rb[2] >= size:
-                raise Reject("object cut by the frame")
-            regions += [Region(k, names[i], ob), Region(k, ref, rb)]
-            layers.append(Layer(ids=mask, names=[names[i], ref]))
-            refs.append(
-                {
-                    "name": names[i],
-                    "reference": ref,
-                    "reference_cm": rh,
-                    "object_px": ob[3] - ob[1],
-                    "reference_px": rb[3] - rb[1],
-                }
-            )
-            images.append(img)
-        measured = {
-            "pairs": refs,
-            "qtype": scene.qtype,
-            "target": names[scene.target],
-            "min_ratio": self.config.min_ratio,
-        }
+                link_facts = self._pair_image(cv, scene, link)
+                pair_names = [names[link - 1], names[link]]
+            for mid, nm in enumerate(pair_names, start=1):
+                regions.append(Region(k, nm, mask_box(cv.mask, mid)))
+            if link == 0:
+                regions.append(Region(k, scene.device, link_facts.pop("device_box")))
+            grain(cv.img, scene.grain, scene.seed + k)
+            images.append(cv.img)
+            layers.append(Layer(ids=cv.mask.astype(np.int32), names=pair_names))
+            links.append({"image": k, "link": link, **link_facts})
+        measured = {"links": links, "target": names[-1], "option_ratio": self.config.option_ratio}
         return Rendered(images=images, measured=measured, regions=regions, layers=layers)
 
     def verify(self, question: Question, rendered: Rendered) -> int:
-        m = rendered.measured
-        est = estimates(m)
-        if m["qtype"] == "size":
-            h = est[m["target"]]
-            dist = [abs(math.log(v / h)) for v in question.facts["values"]]
-            best = int(np.argmin(dist))
-            tol = math.log(m["min_ratio"]) / 2
-            if dist[best] > tol / 2 or sorted(dist)[1] < tol:
-                raise Reject("measured height does not single out one option")
-            return best
-        ranked = sorted(est.items(), key=lambda kv: kv[1], reverse=m["qtype"] == "tallest")
-        if max(ranked[0][1], ranked[1][1]) / min(ranked[0][1], ranked[1][1]) < math.sqrt(m["min_ratio"]):
-            raise Reject("measured heights too close")
-        if question.options.count(ranked[0][0]) != 1:
-            raise Reject("answer not among options")
-        return question.options.index(ranked[0][0])
+        hits = self.consistent(question, rendered, frozenset())
+        if len(hits) != 1:
+            raise Reject(f"{len(hits)} options fit the measured chain")
+        return hits.pop()
+
+    def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int]:
+        """Options the chain can give with the hidden images' readings unknown: the device image's height could be
+        anything, a link's ratio anything from 1/HIDDEN_RATIO to HIDDEN_RATIO; an option survives when its ratio to
+        the product of the known readings lies within the hidden readings' range, widened by a quarter step (the
+        verifier's tolerance)."""
+        q = rendered.measured["option_ratio"]
+        tol = math.log(q) / 4
+        lo = hi = 0.0
+        for link in rendered.measured["links"]:
+            if link["image"] in hidden:
+                if link["link"] == 0:
+                    return set(range(len(question.options)))
+                lo -= math.log(HIDDEN_RATIO)
+                hi += math.log(HIDDEN_RATIO)
+            else:
+                value = math.log(link["first_cm"]) if link["link"] == 0 else math.log(link["ratio"])
+                lo += value
+                hi += value
+        return {i for i, v in enumerate(question.facts["values"]) if lo - tol <= math.log(v) <= hi + tol}
+
+    # -- drawing --------------------------------------------------------------------------------------------
+    def _backdrop(self, scene: Scene, ground: int) -> Canvas:
+        sky, sky2, soil = scene.palette
+        cv = Canvas.blank(self.image_size, sky)
+        cv.gradient(0, ground, sky, sky2)
+        cv.gradient(ground, self.image_size, soil, shade(soil, 0.8))
+        rng = np.random.default_rng(scene.seed + ground)  # incidental scenery: hills, clouds, stars, grain
+        if scene.family == "tabletop":
+            cv.rect(0, ground - 6, self.image_size, ground, shade(soil, 1.15))
+        elif scene.family == "night":
+            for x, y in rng.integers(0, self.image_size, size=(30, 2)):
+                if y < ground - 20:
+                    cv.circle(float(x), float(y), 1.2, (240, 240, 220))
+        else:
+            for _ in range(int(rng.integers(1, 4))):
+                cx, r = float(rng.uniform(0, 448)), float(rng.uniform(60, 160))
+                cv.ellipse(cx, ground, r, r * 0.35, mix(soil, sky2, 0.35))
+            cv.gradient(ground, self.image_size, soil, shade(soil, 0.8))
+        cv.line((0, ground), (self.image_size, ground), shade(soil, 0.7), 2)
+        return cv
+
+    def _device_image(self, cv: Canvas, scene: Scene) -> dict[str, Any]:
+        shot = scene.shots[0]
+        length, label_every, tick_every, unit, _ = DEVICES[scene.device]
+        h = scene.heights[0]
+        top = max(h, length)
+        ppc = shot.top_px / top
+        ground = shot.ground
+        obj_w = h * KINDS[scene.kinds[0]][0] * ppc
+        dev_w = max(26.0, 0.09 * length * ppc) if scene.device != "ruler" else 40.0
+        gap = 30.0
+        total = obj_w + gap + dev_w
+        left = (self.image_size - total) / 2 + shot.shift * max(0.0, self.image_size - 24 - total)
+        x_obj, x_dev = (left + obj_w / 2, left + obj_w + gap + dev_w / 2)
+        if not shot.left_first:
+            x_dev, x_obj = left + dev_w / 2, left + dev_w + gap + obj_w / 2
+        _draw_kind(cv, scene.kinds[0], PALETTE[scene.colors[0]], x_obj, ground, h * ppc, 1, scene.outline)
+        x0, x1 = x_dev - dev_w / 2, x_dev + dev_w / 2
+        y_top = ground - length * ppc
+        face = (250, 220, 80) if scene.device == "ruler" else (250, 250, 246)
+        cv.rect(x0, y_top, x1, ground, face)
+        cv.frame(x0, y_top, x1, ground, (60, 60, 60), 1)
+        for v in range(0, length + 1, tick_every):
+            y = ground - v * ppc
+            major = v % label_every == 0
+            cv.line((x0, y), (x0 + (dev_w * 0.5 if major else dev_w * 0.25), y), (30, 30, 30), 2 if major else 1)
+            if major and v:
+                label = str(v) if unit == "cm" else f"{v // 100}"
+                cv.text(label, x1 + 4, y, 13, _ink(scene), "sans", anchor="lm")
+        cv.text(unit, x1 + 4, y_top - 12, 13, _ink(scene), "sans", anchor="lm")
+        box = mask_box(cv.mask, 1)
+        if box is None or box[3] - box[1] < self.config.min_px * 0.6 or box[0] <= 0 or box[2] >= self.image_size:
+            raise Reject("the first object is too small or cut off")
+        first_cm = (box[3] - box[1]) / ppc  # read against the device's marks
+        return {
+            "first_cm": first_cm,
+            "object_px": box[3] - box[1],
+            "px_per_cm": ppc,
+            "device_box": [round(x0), round(y_top), round(x1) + 1, ground + 1],
+        }
+
+    def _pair_image(self, cv: Canvas, scene: Scene, link: int) -> dict[str, Any]:
+        shot = scene.shots[link]
+        a, b = link - 1, link
+        ha, hb = scene.heights[a], scene.heights[b]
+        ppc = shot.top_px / max(ha, hb)
+        wa, wb = ha * KINDS[scene.kinds[a]][0] * ppc, hb * KINDS[scene.kinds[b]][0] * ppc
+        gap = 30.0
+        fit = (self.image_size - 30 - gap) / (wa + wb)
+        if fit < 1:
+            ppc, wa, wb = ppc * fit, wa * fit, wb * fit
+        total = wa + gap + wb
+        left = (self.image_size - total) / 2 + shot.shift * max(0.0, self.image_size - 24 - total)
+        xa, xb = left + wa / 2, left + wa + gap + wb / 2
+        if not shot.left_first:
+            xb, xa = left + wb / 2, left + wb + gap + wa / 2
+        _draw_kind(cv, scene.kinds[a], PALETTE[scene.colors[a]], xa, shot.ground, ha * ppc, 1, scene.outline)
+        _draw_kind(cv, scene.kinds[b], PALETTE[scene.colors[b]], xb, shot.ground, hb * ppc, 2, scene.outline)
+        ba, bb = mask_box(cv.mask, 1), mask_box(cv.mask, 2)
+        for box in (ba, bb):
+            if box is None or box[3] - box[1] < self.config.min_px * 0.5:
+                raise Reject("an object is too small to measure")
+            if box[0] <= 0 or box[2] >= self.image_size or box[1] <= 0:
+                raise Reject("an object is cut by the frame")
+        pa, pb = ba[3] - ba[1], bb[3] - bb[1]
+        return {"ratio": pb / pa, "first_px": pa, "second_px": pb}
 
     # -- reasoning steps ------------------------------------------------------------------------------------
     def step_facts(self, scene: Scene, question: Question, rendered: Rendered) -> dict[str, Any]:
-        m = rendered.measured
-        est = estimates(m)
+        names = scene.names
         boxes = {(r.image, r.name): r.box for r in rendered.regions}
-        names = question.facts["names"]
-        n_alone = len(scene.alone)
-        alone = [{"image": k + 1, "name": names[i], "box": boxes[(k, names[i])]} for k, i in enumerate(scene.alone)]
-        pairs = []
-        for j, p in enumerate(m["pairs"]):
-            k = n_alone + j
-            pairs.append(
+        links = sorted(rendered.measured["links"], key=lambda x: x["link"])
+        dev = links[0]
+        length, label_every, tick_every, unit, _ = DEVICES[scene.device]
+        precision = tick_every
+        first = precision * round(dev["first_cm"] / precision)
+        chain = [{"name": names[0], "height": _fmt(dev["first_cm"]), "image": dev["image"] + 1}]
+        estimate = dev["first_cm"]
+        steps = []
+        for link in links[1:]:
+            j = link["link"]
+            estimate *= link["ratio"]
+            steps.append(
                 {
-                    "image": k + 1,
-                    "name": p["name"],
-                    "reference": p["reference"],
-                    "reference_height": _fmt_height(p["reference_cm"], about=False),
-                    "object_px": p["object_px"],
-                    "reference_px": p["reference_px"],
-                    "ratio": round(p["object_px"] / p["reference_px"], 2),
-                    "estimate": _fmt_height(est[p["name"]], about=False),
-                    "object_box": boxes[(k, p["name"])],
-                    "reference_box": boxes[(k, p["reference"])],
+                    "image": link["image"] + 1,
+                    "from": names[j - 1],
+                    "to": names[j],
+                    "from_px": link["first_px"],
+                    "to_px": link["second_px"],
+                    "ratio": f"{link['ratio']:.2f}",
+                    "estimate": _fmt(estimate),
+                    "from_box": boxes[(link["image"], names[j - 1])],
+                    "to_box": boxes[(link["image"], names[j])],
                 }
             )
-        ranked = sorted(est, key=lambda nm: est[nm], reverse=True)
         return {
-            "kind": scene.kind,
-            "plural": KINDS[scene.kind][1],
-            "qtype": scene.qtype,
-            "target": m["target"],
-            "alone": alone,
-            "pairs": pairs,
-            "ranked": [{"name": nm, "estimate": _fmt_height(est[nm], about=False)} for nm in ranked],
+            "family": scene.family,
+            "device": scene.device,
+            "device_image": dev["image"] + 1,
+            "device_box": boxes[(dev["image"], scene.device)],
+            "first": names[0],
+            "first_box": boxes[(dev["image"], names[0])],
+            "first_reading": _fmt_reading(first, unit),
+            "target": names[-1],
+            "steps": steps,
+            "chain": chain,
+            "estimate": _fmt(estimate),
+            "shuffled": list(scene.order) != sorted(scene.order),
+            "n_images": len(scene.order),
+            "kinds": sorted({KINDS[k][1] for k in scene.kinds}),
             "answer_text": question.options[question.answer],
         }
 
 
-# -- measuring ----------------------------------------------------------------------------------------------
-def estimates(measured: dict[str, Any]) -> dict[str, float]:
-    """Real height (cm) of each look-alike: its pixel height over its reference's, times the reference height."""
-    return {p["name"]: p["object_px"] / p["reference_px"] * p["reference_cm"] for p in measured["pairs"]}
-
-
-def _height_distractors(scene: Scene, rng: np.random.Generator, n: int, min_ratio: float) -> list[float]:
-    """Wrong heights for a size question: the answer's decade slip, wrong estimates and their decade slips.
-
-    Options come in pairs {v, v x 10^s} (a model taken for the real thing, or the other way round): one pair
-    around the answer and the others around a wrong estimate w, the real height of another look-alike (the
-    image of the wrong look-alike read); with an odd number of options one base, drawn like the others, goes
-    without its slip. Real heights are log-uniform over the two decades of ``HEIGHTS`` (half of them in each) and
-    a slip moves a base into the other decade (up from the lower one, down from the upper one), so a slip is
-    drawn exactly like a base: given a pair, either of its values is the base as often as the other, and given
-    the options, the answer's pair is any pair (the answer and the look-alike whose height is w are drawn
-    alike). Neither the magnitude, the shared digits nor the middle of the ladder tell the answer. Only without
-    another look-alike to use does w fall back to the height the target would have next to another reference.
-    """
-    h = scene.heights[scene.target]
-    others = [x for i, x in enumerate(scene.heights) if i != scene.target]
-    rh = REFERENCES[scene.references[scene.target]][0]
-    wrong_ref = [h * REFERENCES[r][0] / rh for r in REFERENCES if REFERENCES[r][0] != rh]
-    wrong_ref = [round(w, 0) if w >= 20 else round(w, 1) for w in wrong_ref]  # as precise as the heights
-    candidates = [others[int(i)] for i in rng.permutation(len(others))]
-    candidates += [wrong_ref[int(i)] for i in rng.permutation(len(wrong_ref))]
-    bases = [h]
-    for w in candidates:
-        if len(bases) == (n + 1) // 2:
-            break
-        if HEIGHTS[0] <= w <= HEIGHTS[2] and _apart(w, bases, min_ratio):
-            bases.append(w)
-    if len(bases) < (n + 1) // 2:
-        raise Reject("not enough distinct heights")
-    slipped = [int(i) for i in rng.permutation(len(bases))[: n // 2]]  # the bases that get a slip
-    values = bases + [bases[b] * 10 if bases[b] < HEIGHTS[1] else bases[b] / 10 for b in slipped]
-    if not all(_apart(v, values[k + 1 :], min_ratio) for k, v in enumerate(values)):
-        raise Reject("decade slips too close to another option")
-    out = values[1:]
-    return [out[int(j)] for j in rng.permutation(len(out))]
-
-
-def _apart(v: float, old: list[float], min_ratio: float) -> bool:
-    return all(max(v, u) / min(v, u) >= min_ratio for u in old)
-
-
+# -- heights ------------------------------------------------------------------------------------------------------
 def _log_uniform(rng: np.random.Generator, lo: float, hi: float) -> float:
     return float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
 
 
-def _fmt_height(cm: float, about: bool = True) -> str:
-    pre = "about " if about else ""
-    if cm >= 1000:
-        return f"{pre}{cm / 100:.0f} m"
+def _bridge(rng: np.random.Generator, first: float, target: float, m: int) -> list[float]:
+    """Heights from ``first`` to ``target`` in ``m`` links, each link a ratio within MAX_LINK (never closer than
+    1.15, so the two objects of a picture differ visibly)."""
+    total = math.log(target / first)
+    bound = math.log(MAX_LINK)
+    for _ in range(200):
+        steps = rng.uniform(-bound, bound, size=m)
+        steps += (total - steps.sum()) / m
+        if np.all(np.abs(steps) <= bound) and np.all(np.abs(steps) >= math.log(1.15)):
+            return [first * math.exp(s) for s in np.concatenate([[0.0], np.cumsum(steps)])]
+    raise Reject("no chain of heights between the first object and the target")
+
+
+def _fmt(cm: float) -> str:
+    """A height at two significant figures, in cm below 1 m and in m above."""
     if cm >= 100:
-        return f"{pre}{cm / 100:.1f} m"
-    if cm >= 20:
-        return f"{pre}{cm:.0f} cm"
-    return f"{pre}{cm:.0f} cm" if cm >= 10 else f"{pre}{cm:.1f} cm"
+        m = cm / 100
+        return f"about {m:.0f} m" if m >= 10 else f"about {m:.1f} m"
+    return f"about {cm:.0f} cm" if cm >= 10 else f"about {cm:.1f} cm"
 
 
-def _join(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+def _fmt_reading(value: float, unit: str) -> str:
+    return f"{value / 100:g} m" if unit == "m" else f"{value:g} cm"
 
 
-# -- drawing --------------------------------------------------------------------------------------------------
-def _canvas(size: int) -> tuple[np.ndarray, np.ndarray]:
-    img = np.empty((size, size, 3), dtype=np.uint8)
-    img[:GROUND_Y] = SKY
-    img[GROUND_Y:] = GROUND
-    cv2.line(img, (0, GROUND_Y), (size, GROUND_Y), (150, 160, 130), 2)
-    return img, np.zeros((size, size), dtype=np.uint8)
+def _ink(scene: Scene) -> tuple[int, int, int]:
+    return (240, 240, 240) if scene.family == "night" else (30, 30, 30)
 
 
-def _mask_box(mask: np.ndarray, value: int) -> list[int] | None:
-    ys, xs = np.nonzero(mask == value)
-    if len(xs) == 0:
-        return None
-    return [int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1]
-
-
-def _shade(color: tuple[int, int, int], f: float) -> tuple[int, int, int]:
-    return tuple(int(np.clip(c * f, 0, 255)) for c in color)
-
-
-def _poly(img: np.ndarray, mask: np.ndarray, mid: int, pts: list[tuple[float, float]], color: Any) -> None:
-    arr = np.round(np.asarray(pts, dtype=float)).astype(np.int32)
-    cv2.fillPoly(img, [arr], color, lineType=cv2.LINE_AA)
-    cv2.fillPoly(mask, [arr], mid)
-
-
-def _rect(img: np.ndarray, mask: np.ndarray, mid: int, x0: float, y0: float, x1: float, y1: float, color: Any) -> None:
-    _poly(img, mask, mid, [(x0, y0), (x1, y0), (x1, y1), (x0, y1)], color)
-
-
-def _circle(img: np.ndarray, mask: np.ndarray, mid: int, cx: float, cy: float, r: float, color: Any) -> None:
-    c, rr = (round(cx), round(cy)), max(1, round(r))
-    cv2.circle(img, c, rr, color, -1, lineType=cv2.LINE_AA)
-    cv2.circle(mask, c, rr, mid, -1)
-
-
-def _draw_lookalike(img: np.ndarray, mask: np.ndarray, mid: int, kind: str, color: Any, cx: float, h: float) -> None:
-    g = GROUND_Y
+# -- the look-alikes --------------------------------------------------------------------------------------------
+def _draw_kind(cv: Canvas, kind: str, color: Any, cx: float, g: float, h: float, mid: int, outline: int) -> None:
     w = h * KINDS[kind][0]
+    dark = shade(color, 0.6)
     if kind == "house":
         wall_top = g - 0.6 * h
-        _rect(img, mask, mid, cx - w / 2, wall_top, cx + w / 2, g, color)
-        _poly(
-            img,
-            mask,
-            mid,
-            [(cx - w / 2 - 0.05 * w, wall_top), (cx + w / 2 + 0.05 * w, wall_top), (cx, g - h)],
-            _shade(color, 0.6),
-        )
-        _rect(img, mask, mid, cx - 0.08 * w, g - 0.3 * h, cx + 0.08 * w, g, (90, 60, 40))
-        for dx in (-0.28, 0.28):
-            _rect(
-                img, mask, mid, cx + (dx - 0.09) * w, g - 0.45 * h, cx + (dx + 0.09) * w, g - 0.3 * h, (230, 240, 250)
-            )
+        cv.rect(cx - w / 2 * 0.9, wall_top, cx + w / 2 * 0.9, g, color, mid)
+        cv.poly([(cx - w / 2, wall_top), (cx + w / 2, wall_top), (cx, g - h)], dark, mid)
+        cv.rect(cx - 0.08 * w, g - 0.3 * h, cx + 0.08 * w, g, (90, 60, 40), mid)
+        for dx in (-0.26, 0.26):
+            cv.rect(cx + (dx - 0.08) * w, g - 0.47 * h, cx + (dx + 0.08) * w, g - 0.33 * h, (230, 240, 250), mid)
     elif kind == "tree":
-        _rect(img, mask, mid, cx - 0.08 * w, g - 0.45 * h, cx + 0.08 * w, g, (110, 75, 45))
-        _circle(img, mask, mid, cx, g - 0.66 * h, 0.34 * h, color)
-        _circle(img, mask, mid, cx - 0.12 * h, g - 0.58 * h, 0.2 * h, _shade(color, 0.8))
-    else:  # lighthouse
-        body = [(cx - w / 2, g), (cx + w / 2, g), (cx + 0.3 * w, g - 0.8 * h), (cx - 0.3 * w, g - 0.8 * h)]
-        _poly(img, mask, mid, body, (245, 245, 240))
+        cv.rect(cx - 0.06 * w, g - 0.45 * h, cx + 0.06 * w, g, (110, 75, 45), mid)
+        cv.circle(cx, g - 0.64 * h, 0.36 * h, color, mid)
+        cv.circle(cx - 0.1 * h, g - 0.56 * h, 0.2 * h, dark, mid)
+    elif kind == "lighthouse":
+        cv.poly(
+            [(cx - w / 2, g), (cx + w / 2, g), (cx + 0.3 * w, g - 0.8 * h), (cx - 0.3 * w, g - 0.8 * h)],
+            (245, 245, 240),
+            mid,
+        )
         for t0 in (0.15, 0.45):
             y0, y1 = g - t0 * h, g - (t0 + 0.15) * h
             a0, a1 = 0.5 - 0.2 * t0 / 0.8, 0.5 - 0.2 * (t0 + 0.15) / 0.8
-            _poly(img, mask, mid, [(cx - a0 * w, y0), (cx + a0 * w, y0), (cx + a1 * w, y1), (cx - a1 * w, y1)], color)
-        _rect(img, mask, mid, cx - 0.22 * w, g - 0.92 * h, cx + 0.22 * w, g - 0.8 * h, (250, 220, 90))
-        _poly(img, mask, mid, [(cx - 0.32 * w, g - 0.92 * h), (cx + 0.32 * w, g - 0.92 * h), (cx, g - h)], color)
-
-
-def _draw_reference(img: np.ndarray, mask: np.ndarray, mid: int, ref: str, cx: float, h: float) -> None:
-    g = GROUND_Y
-    w = h * REFERENCES[ref][1]
-    if ref == "soda can":
-        _rect(img, mask, mid, cx - w / 2, g - h, cx + w / 2, g, (200, 30, 40))
-        _rect(img, mask, mid, cx - w / 2, g - 0.6 * h, cx + w / 2, g - 0.4 * h, (245, 245, 245))
-    elif ref == "wine bottle":
-        _rect(img, mask, mid, cx - w / 2, g - 0.65 * h, cx + w / 2, g, (30, 90, 50))
-        _rect(img, mask, mid, cx - w / 6, g - h, cx + w / 6, g - 0.65 * h, (30, 90, 50))
-        _rect(img, mask, mid, cx - w / 2, g - 0.45 * h, cx + w / 2, g - 0.25 * h, (235, 225, 200))
-    elif ref == "chair":
-        c = (120, 80, 45)
-        _rect(img, mask, mid, cx - w / 2, g - 0.5 * h, cx - w / 2 + 0.1 * w, g, c)
-        _rect(img, mask, mid, cx + w / 2 - 0.1 * w, g - 0.5 * h, cx + w / 2, g, c)
-        _rect(img, mask, mid, cx - w / 2, g - 0.55 * h, cx + w / 2, g - 0.48 * h, c)
-        _rect(img, mask, mid, cx + w / 2 - 0.12 * w, g - h, cx + w / 2, g - 0.5 * h, c)
-    elif ref == "person":
-        _circle(img, mask, mid, cx, g - 0.93 * h, 0.07 * h, (230, 190, 160))
-        _rect(img, mask, mid, cx - w / 2, g - 0.84 * h, cx + w / 2, g - 0.45 * h, (60, 90, 160))
-        _rect(img, mask, mid, cx - w / 2.2, g - 0.46 * h, cx - w / 20, g, (50, 50, 60))
-        _rect(img, mask, mid, cx + w / 20, g - 0.46 * h, cx + w / 2.2, g, (50, 50, 60))
-    else:  # door
-        _rect(img, mask, mid, cx - w / 2 - 4, g - h, cx + w / 2 + 4, g, (90, 70, 50))
-        _rect(img, mask, mid, cx - w / 2, g - h + 4, cx + w / 2, g, (150, 105, 60))
-        _circle(img, mask, mid, cx + 0.35 * w, g - 0.48 * h, max(2.0, 0.03 * h), (230, 200, 80))
+            cv.poly([(cx - a0 * w, y0), (cx + a0 * w, y0), (cx + a1 * w, y1), (cx - a1 * w, y1)], color, mid)
+        cv.rect(cx - 0.22 * w, g - 0.92 * h, cx + 0.22 * w, g - 0.8 * h, (250, 220, 90), mid)
+        cv.poly([(cx - 0.32 * w, g - 0.92 * h), (cx + 0.32 * w, g - 0.92 * h), (cx, g - h)], color, mid)
+    elif kind == "windmill":
+        hub = (cx, g - 0.62 * h)
+        cv.poly([(cx - 0.22 * w, g), (cx + 0.22 * w, g), (cx + 0.12 * w, hub[1]), (cx - 0.12 * w, hub[1])], color, mid)
+        r = 0.38 * h / math.sin(math.radians(60))  # the top blade's tip is the windmill's top
+        for a in (60, 150, 240, 330):
+            t = math.radians(a)
+            tip = (hub[0] + r * math.cos(t), hub[1] - r * math.sin(t))
+            n = (-math.sin(t) * 0.05 * h, -math.cos(t) * 0.05 * h)
+            cv.poly([hub, (tip[0] + n[0], tip[1] + n[1]), tip], (240, 236, 220), mid)
+        cv.circle(hub[0], hub[1], 0.04 * h, dark, mid)
+    elif kind == "rocket":
+        cv.rect(cx - 0.3 * w, g - 0.78 * h, cx + 0.3 * w, g - 0.08 * h, (236, 236, 240), mid)
+        cv.poly([(cx - 0.3 * w, g - 0.78 * h), (cx + 0.3 * w, g - 0.78 * h), (cx, g - h)], color, mid)
+        for s in (-1, 1):
+            cv.poly(
+                [(cx + s * 0.3 * w, g - 0.3 * h), (cx + s * 0.5 * w, g), (cx + s * 0.3 * w, g - 0.08 * h)], color, mid
+            )
+        cv.circle(cx, g - 0.55 * h, 0.14 * w, (120, 180, 230), mid)
+        cv.rect(cx - 0.2 * w, g - 0.08 * h, cx + 0.2 * w, g, dark, mid)
+    else:  # water tower
+        cv.rect(cx - 0.4 * w, g - h, cx + 0.4 * w, g - 0.62 * h, color, mid)
+        cv.poly([(cx - 0.45 * w, g - 0.62 * h), (cx + 0.45 * w, g - 0.62 * h), (cx, g - 0.55 * h)], dark, mid)
+        for s in (-1, 1):
+            cv.line((cx + s * 0.3 * w, g - 0.6 * h), (cx + s * 0.5 * w, g), (90, 90, 96), max(2, round(0.03 * h)), mid)
+        cv.line((cx - 0.42 * w, g - 0.3 * h), (cx + 0.42 * w, g - 0.3 * h), (90, 90, 96), max(1, round(0.015 * h)))
+    if outline:
+        contours, _ = cv2.findContours((cv.mask == mid).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cv2.drawContours(cv.img, contours, -1, (30, 30, 30), outline, lineType=cv2.LINE_AA)
