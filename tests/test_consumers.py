@@ -1,7 +1,8 @@
 """Every export fed to its real consumer, from a working directory that is neither the export's nor the dataset's.
 
 The curriculum has an empty stage0 (no instance is easy), so each consumer also loads the stage list ORDER.md
-suggests without it. Each consumer runs in a subprocess started in another folder, with its own loader and its own
+suggests without it. Its image paths are absolute; a second export made with ``--copy-images`` has paths relative
+to its folder, which the printed commands pass to ms-swift, LLaMA-Factory and the TRL loader as the image root. Each consumer runs in a subprocess started in another folder, with its own loader and its own
 template, and tokenises rows with a tiny model (``mirforge dev tiny-vlm``, LLaVA layout). The consumers are the
 ``[consumers]`` extra (see pyproject.toml); a test is skipped where its package is not installed. Where a consumer
 cannot run as installed here, the test says what it stands in for:
@@ -52,12 +53,15 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = root / "cur"
     stats = build_and_export(dataset, out, None, None, list(FORMATS), copy_images=False)
     assert [d["stage"] for d in stats["dropped"]] == ["stage0"]
+    copied = build_and_export(dataset, root / "cur-copy", None, None, list(FORMATS), copy_images=True)
+    assert copied["images_copied"] > 0
     elsewhere = root / "elsewhere"
     elsewhere.mkdir()
     return {
         "root": root,
         "dataset": dataset,
         "out": out,
+        "copied": root / "cur-copy",
         "model": build_tiny_vlm(root / "tiny", "llava"),
         "elsewhere": elsewhere,
         "rows": {n: sum(1 for _ in (out / "stages" / f"{n}.jsonl").open()) for n in KEPT},
@@ -159,6 +163,8 @@ def test_trl_runs_the_printed_loader_and_collates(work: dict[str, Any]) -> None:
     (load_line,) = order_block(out, "trl")
     printed = run_shell(work, load_line)  # verbatim, from another folder
     assert f"num_rows: {sum(work['rows'].values())}" in printed
+    (copied_line,) = order_block(work["copied"], "trl")  # relative paths, the image root in the line
+    assert f"num_rows: {sum(work['rows'].values())}" in run_shell(work, copied_line)
     result = run_python(
         work,
         f"""
@@ -199,6 +205,19 @@ def test_swift_trains_on_the_printed_command(work: dict[str, Any]) -> None:
         USE_HF="1",
     )
     assert "train_runtime" in log
+    check_swift_rows(work, out, USE_HF="1")
+
+
+@pytest.mark.skipif(not installed("swift"), reason="ms-swift is not installed (the [consumers] extra)")
+def test_swift_finds_copied_images_through_the_printed_root(work: dict[str, Any]) -> None:
+    newer, _ = order_block(work["copied"], "swift")
+    env = dict(item.split("=", 1) for item in shlex.split(newer) if "=" in item and not item.startswith("-"))
+    assert env == {"ROOT_IMAGE_DIR": str(work["copied"].resolve())}
+    check_swift_rows(work, work["copied"], USE_HF="1", **env)
+
+
+def check_swift_rows(work: dict[str, Any], out: Path, **env: str) -> None:
+    """ms-swift's own dataset loader and its LLaVA template, on the first rows of ``all``."""
     result = run_python(
         work,
         f"""
@@ -220,7 +239,7 @@ def test_swift_trains_on_the_printed_command(work: dict[str, Any]) -> None:
             "pixel_values": [list(e["pixel_values"].shape) for e in encoded],
         }}))
         """,
-        USE_HF="1",
+        **env,
     )
     assert result["rows"] == sum(work["rows"].values())
     assert result["image_tokens"] == [IMAGE_TOKENS * n for n in result["images"]]
@@ -237,9 +256,21 @@ def test_llamafactory_reads_the_printed_arguments(work: dict[str, Any]) -> None:
     counts = {}
     for dataset, extra in (("mirforge_all", ""), (several, " --mix_strategy concat")):
         args = line.replace("--dataset mirforge_all", f"--dataset {dataset}") + extra
-        counts[dataset] = run_python(
-            work,
-            f"""
+        counts[dataset] = llamafactory_rows(work, args)
+    (copied, *_) = order_block(work["copied"], "llamafactory")
+    assert f"--media_dir {work['copied'].resolve()}" in copied
+    counts["copied"] = llamafactory_rows(work, copied)
+    for result in counts.values():
+        assert result["rows"] == sum(work["rows"].values())
+        assert result["image_tokens"] == [IMAGE_TOKENS * n for n in result["images"]]
+        assert result["image_in_loss"] == 0 and all(n > 0 for n in result["in_loss"])
+
+
+def llamafactory_rows(work: dict[str, Any], args: str) -> Any:
+    """LLaMA-Factory's argument parser on a printed command line, then its template and dataset loader."""
+    return run_python(
+        work,
+        f"""
             import importlib.machinery, json, os, shlex, sys, types
             import transformers  # decides torchaudio is absent before the stand-in below exists
             stub = types.ModuleType("torchaudio")
@@ -265,13 +296,9 @@ def test_llamafactory_reads_the_printed_arguments(work: dict[str, Any]) -> None:
                 "in_loss": [sum(t != -100 for t in r["labels"]) for r in rows],
             }}))
             """,
-            TEMPLATE="llava",
-            DISABLE_VERSION_CHECK="1",
-        )
-    for result in counts.values():
-        assert result["rows"] == sum(work["rows"].values())
-        assert result["image_tokens"] == [IMAGE_TOKENS * n for n in result["images"]]
-        assert result["image_in_loss"] == 0 and all(n > 0 for n in result["in_loss"])
+        TEMPLATE="llava",
+        DISABLE_VERSION_CHECK="1",
+    )
 
 
 @pytest.mark.skipif(not installed("lmms_eval"), reason="lmms-eval is not installed (the [consumers] extra)")
