@@ -111,12 +111,16 @@ class Canvas:
         the size shrinks until the text is at most that many pixels wide."""
         while fit and size > 8 and self.text_width(s, size, face) > fit:
             size -= 1
-        pil = Image.fromarray(self.img)
-        draw = ImageDraw.Draw(pil)
         f = font(face, size)
-        draw.text((x, y), s, fill=tuple(color), font=f, anchor=anchor)
-        box = [int(v) for v in draw.textbbox((x, y), s, font=f, anchor=anchor)]
-        self.img[:] = np.asarray(pil)
+        box = [int(v) for v in f.getbbox(s, anchor=anchor)]
+        box = [box[0] + int(x), box[1] + int(y), box[2] + int(x) + 1, box[3] + int(y) + 1]
+        # draw into a crop around the text only: converting the whole image for each label is the slow part
+        x0, y0 = max(0, box[0] - 2), max(0, box[1] - 2)
+        x1, y1 = min(self.size, box[2] + 2), min(self.size, box[3] + 2)
+        if x1 > x0 and y1 > y0:
+            pil = Image.fromarray(self.img[y0:y1, x0:x1])
+            ImageDraw.Draw(pil).text((x - x0, y - y0), s, fill=tuple(color), font=f, anchor=anchor)
+            self.img[y0:y1, x0:x1] = np.asarray(pil)
         self.texts.append((s, box))
         return box
 
@@ -145,11 +149,3 @@ def mix(a: tuple[int, ...], b: tuple[int, ...], t: float) -> RGB:
 def jitter(rng: np.random.Generator, rgb: tuple[int, ...], by: int) -> RGB:
     r, g, b = (int(np.clip(c + int(rng.integers(-by, by + 1)), 0, 255)) for c in rgb)
     return r, g, b
-
-
-def grain(img: np.ndarray, amount: int, seed: int) -> None:
-    """Add fixed film grain (a photographic look) in place; deterministic in ``seed``."""
-    if amount <= 0:
-        return
-    noise = np.random.default_rng(seed).integers(-amount, amount + 1, size=img.shape[:2], dtype=np.int16)
-    img[:] = np.clip(img.astype(np.int16) + noise[..., None], 0, 255).astype(np.uint8)

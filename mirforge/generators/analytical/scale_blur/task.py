@@ -12,7 +12,7 @@ to 10, drawn links stay within 5, and the options are at most 2 apart, so at lea
 
 Levels: 2, 3 and 5 links (3, 4 and 6 images); at level 3 the images come in shuffled order, so the chain must be
 found by the objects the images share. Scene families are backdrops (a meadow, a desert, a snowfield, a beach, a
-table top, a night scene), drawn with the instance's own palette, outline weight and grain; the family of an index
+table top, a night scene), drawn with the instance's own palette, outline weight; the family of an index
 is the task's balanced variant. The backdrop never depends on the real scale.
 
 Options are four heights in a geometric ladder (ratio ``option_ratio``); the answer's rank is the balanced answer
@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from mirforge.errors import Reject
-from mirforge.generators.analytical.canvas import Canvas, grain, jitter, mask_box, mix, shade
+from mirforge.generators.analytical.canvas import Canvas, jitter, mask_box, mix, shade
 from mirforge.render.scene3d import PALETTE
 from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, per_level
 
@@ -116,8 +116,7 @@ class Scene:
     shots: tuple[Shot, ...]  # per link, in chain order
     palette: tuple[tuple[int, int, int], ...]  # sky top, sky bottom, ground: this instance's shift of the family's
     outline: int
-    grain: int
-    seed: int
+    seed: int  # incidental scenery (hills, stars)
 
     @property
     def names(self) -> list[str]:
@@ -186,7 +185,6 @@ class ScaleBlur(Task):
             shots,
             palette,
             int(rng.integers(0, 3)),
-            int(rng.integers(0, 5)),
             int(rng.integers(2**31)),
         )
 
@@ -234,7 +232,6 @@ class ScaleBlur(Task):
                 regions.append(Region(k, nm, mask_box(cv.mask, mid)))
             if link == 0:
                 regions.append(Region(k, scene.device, link_facts.pop("device_box")))
-            grain(cv.img, scene.grain, scene.seed + k)
             images.append(cv.img)
             layers.append(Layer(ids=cv.mask.astype(np.int32), names=pair_names))
             links.append({"image": k, "link": link, **link_facts})
@@ -273,7 +270,7 @@ class ScaleBlur(Task):
         cv = Canvas.blank(self.image_size, sky)
         cv.gradient(0, ground, sky, sky2)
         cv.gradient(ground, self.image_size, soil, shade(soil, 0.8))
-        rng = np.random.default_rng(scene.seed + ground)  # incidental scenery: hills, clouds, stars, grain
+        rng = np.random.default_rng(scene.seed + ground)  # incidental scenery: hills, stars
         if scene.family == "tabletop":
             cv.rect(0, ground - 6, self.image_size, ground, shade(soil, 1.15))
         elif scene.family == "night":

@@ -1,8 +1,8 @@
 """The look of a yes_but instance: a drawing style per instance, and the pieces every panel shares.
 
 A ``Style`` is drawn once per instance (so the YES and BUT panels of every pair share it): the wall and floor
-colours, the typeface of the printed text, the colour of the YES and BUT badges, how heavy the outlines are and a
-little film grain. None of it carries an answer.
+colours, the typeface of the printed text, the colour of the YES and BUT badges and how heavy the outlines are.
+None of it carries an answer.
 """
 
 from __future__ import annotations
@@ -36,8 +36,6 @@ class Style:
     yes_badge: RGB
     but_badge: RGB
     outline: int  # outline thickness of drawn things (0: flat)
-    grain: int  # film grain amplitude
-    seed: int  # grain pattern
 
     @property
     def dark(self) -> bool:
@@ -62,8 +60,6 @@ def draw_style(rng: np.random.Generator) -> Style:
         yes_badge=yes_badge,
         but_badge=but_badge,
         outline=int(rng.integers(0, 3)),
-        grain=int(rng.integers(0, 5)),
-        seed=int(rng.integers(2**31)),
     )
 
 

@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 
 from mirforge.errors import Reject
-from mirforge.generators.analytical.canvas import grain
 from mirforge.generators.analytical.yes_but.families import FAMILIES, WORDS, Drawn, Family, Pair
 from mirforge.generators.analytical.yes_but.panels import Style, draw_style
 from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
@@ -132,7 +131,6 @@ class YesBut(Task):
                 drawn: Drawn = draw(self.image_size, scene.style, pair, side.upper() + suffix)
                 index = len(images)
                 img = drawn.canvas.img
-                grain(img, scene.style.grain, scene.style.seed + index)
                 images.append(img)
                 regions += [Region(index, name, _clip(box, self.image_size)) for name, box in drawn.regions if box]
                 readings.append({"image": index, "pair": j, "side": side, **drawn.reading})
