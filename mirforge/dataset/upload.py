@@ -1,9 +1,10 @@
 """``--upload URL``: every file of the dataset folder is also put to an fsspec URL (object storage or any path).
 
 Workers put each shard's files as they write them, the jsonl last; the driver puts ``manifest.json`` after every
-save and ``mir.json`` at the end, so the URL holds a byte-identical copy of ``--out``. A resume reads the shards
-that its ``--out`` lacks (written on other nodes) from there. fsspec and its backends (s3fs, gcsfs, ...) import
-only when a run has ``--upload``.
+save and the MIR projection (``mir.json``, or ``mir-<split>.json`` per split) at the end, so the URL holds a
+byte-identical copy of ``--out`` (a ``mir.json`` put before a second split arrived stays there). A resume reads the
+shards that its ``--out`` lacks (written on other nodes) from there. fsspec and its backends (s3fs, gcsfs, ...)
+import only when a run has ``--upload``.
 """
 
 from __future__ import annotations
