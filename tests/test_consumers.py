@@ -2,10 +2,11 @@
 
 The curriculum has an empty stage0 (no instance is easy), so each consumer also loads the stage list ORDER.md
 suggests without it. Its image paths are absolute; a second export made with ``--copy-images`` has paths relative
-to its folder, which the printed commands pass to ms-swift, LLaMA-Factory and the TRL loader as the image root. Each consumer runs in a subprocess started in another folder, with its own loader and its own
-template, and tokenises rows with a tiny model (``mirforge dev tiny-vlm``, LLaVA layout). The consumers are the
-``[consumers]`` extra (see pyproject.toml); a test is skipped where its package is not installed. Where a consumer
-cannot run as installed here, the test says what it stands in for:
+to its folder, which the printed commands pass to ms-swift, LLaMA-Factory and the TRL loader as the image root.
+Each consumer runs in a subprocess started in another folder, with its own loader and its own template, and
+tokenises rows with a tiny model (``mirforge dev tiny-vlm``, LLaVA layout). The consumers are the ``[consumers]``
+extra (see pyproject.toml); a test is skipped where its package is not installed. Where a consumer cannot run as
+installed here, the test says what it stands in for:
 - LLaMA-Factory 0.9.5 imports torchaudio at module level (its only PyPI wheel is a CUDA build that does not load
   beside torch+cpu) for audio it never touches here: the subprocess gives it an empty ``torchaudio`` module. Its model
   loader needs trl <= 0.24, so the tokenizer and processor come from the stock Auto classes, as its ``load_tokenizer``
