@@ -15,6 +15,9 @@ from mirforge.necessity import necessity
 from conftest import accepted, ask_only, make_task
 
 
+LATER = {"timetable", "sale_price", "fresh_date", "speed_limit"}
+
+
 @pytest.fixture(scope="module")
 def task():
     return make_task("yes_but")
@@ -35,6 +38,11 @@ def test_every_family_reads_its_promise_and_reality_from_the_panels(family):
             assert (yes["side"], but["side"]) == ("yes", "but")
             assert yes["value"] == pair.promise
             assert but["value"] == (pair.actual % fam.cyclic if fam.cyclic else pair.actual)
+            assert fam.gaps[0] <= fam.gap(pair.promise, pair.actual) <= fam.gaps[1]
+            if family in LATER:  # later, dearer, past the date, faster: the reality is above the promise
+                assert pair.actual > pair.promise
+            elif family != "wet_floor":  # fewer, lighter, less, shorter
+                assert pair.actual < pair.promise
         assert task.verify(question, rendered) == question.answer
 
 

@@ -920,6 +920,12 @@ class FreshDate(Family):
     def shows(self, pair):
         return f"{pair.look['kind']} sold as fresh", "the calendar on the day it is opened"
 
+    def actual(self, promise, gap, rng):
+        return promise + gap
+
+    def gap(self, promise, actual):
+        return actual - promise
+
     def look(self, rng, promise):
         return {
             "style": int(rng.integers(2)),
