@@ -1,45 +1,79 @@
 """speed_comparison: which object moves fastest (or slowest), or how do the objects rank by speed?
 
-Flat shapes slide along their own horizontal lanes at constant, clearly different speeds (consecutive speeds
-differ by at least ``speed_ratio``, never less than 25%). The scene is filmed to an H.264 mp4; the question
-shows frames extracted from the file at the times stated in the text. At level 3 the objects are split over
-two clips filmed by the same fixed camera at different frame times, so speeds must be compared in pixels per
-second, not pixels per frame. The verifier measures each object's centroid in every decoded frame (colour
-segmentation), fits its speed by least squares over the stated times, and re-derives the answer from those
-measured speeds; near-ties in the measured speeds reject the scene.
+Families (config ``families``):
+
+- ``lanes``: flat shapes slide along horizontal lanes, filmed top-down by one fixed camera; pixels are distances.
+- ``tabletop`` and ``floor``: everyday objects of the catalogue slide in straight lines over a checked tablecloth or
+  a tiled floor, filmed in perspective (rendered through ``render.gl``). An object far from the camera crosses
+  fewer pixels for the same distance, so speeds are read in tiles, the grid a person counts; from level 2 every
+  clip is filmed from another spot, and at level 3 the camera pans during the clips.
+
+Level 1 shows three frames of one clip. From level 2 the objects are split over two (level 2) or three (level 3)
+clips with their own frame times, two frames each, so every frame is needed: hiding one leaves the speeds of its
+clip's objects unknown, and the options are drawn so that another option then fits. Consecutive true speeds
+differ by at least ``speed_ratio``. Each clip is encoded to an mp4 and the question's frames are extracted from the
+file; the verifier measures every object in the decoded frames (3D: carried to the floor through the camera of
+each frame), takes its speed as distance over time, and rejects measured speeds closer than
+``min_measured_ratio``.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Any
 
 import numpy as np
 
 from mirforge.errors import Reject
-from mirforge.generators.common import permutation_distractors
+from mirforge.generators.sequential import clips3d
 from mirforge.generators.sequential.clips import ClipConfig, Filming, seconds, track_colors
+from mirforge.generators.sequential.clips3d import SETTINGS, Prop, Stage
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
-from mirforge.render.video import ColorRange, Track, track_frames
+from mirforge.render.video import ColorRange, track_frames
 from mirforge.task import Needs, Question, Region, Rendered, Task, ensure, per_level, place
 
-MARGIN = 34  # pixels kept free at the left and right edges
+FAMILIES = ("lanes", "tabletop", "floor")
 KINDS = ("fastest", "slowest", "order")
+MARGIN = 24  # lanes: pixels kept free at the left and right edges
+TRAVEL = (0.8, 5.0)  # tiles an object covers within its clip: enough to measure, little enough to stay in view
+MAX_FRAMES = 11  # frames per clip at most: clips stay cheap to render
+VEHICLES = ("toy car", "toy truck")  # drive nose first; other objects slide at any angle
+LAYOUT_TRIES = 12  # speeds and paths drawn for one scene before the attempt is rejected
+CLEAR_RATIO = 1.5  # steps call a speed "clearly" above the next only from this ratio
 
 
 @dataclass
 class SpeedComparisonConfig(ClipConfig):
-    objects_per_level: tuple[int, ...] = per_level(4, 5, 5)
+    fps: int = 5
+    families: tuple[str, ...] = FAMILIES
+    family: str = ""  # one family only (the same as families=<name>)
+    objects_per_level: tuple[int, ...] = per_level(4, 4, 5)
+    clips_per_level: tuple[int, ...] = per_level(1, 2, 3)
     speed_ratio_per_level: tuple[float, ...] = per_level(1.6, 1.4, 1.25)
+    pan_per_level: tuple[bool, ...] = per_level(False, False, True)  # 3D families: the camera pans during clips
+    shared_kind_share: float = 0.3  # 3D families, from level 2: share of scenes with one kind twice, in two colours
     min_measured_ratio: float = 1.15  # the verifier rejects measured speeds closer than this
 
     def validate(self) -> None:
         super().validate()
+        known = ", ".join(FAMILIES)
+        ensure(len(self.families) >= 1, "families", f"name at least one of {known}")
+        for f in self.families:
+            ensure(f in FAMILIES, "families", f"unknown family {f!r}; choose from {known}")
+        ensure(self.family in ("", *FAMILIES), "family", f"unknown family {self.family!r}; choose from {known}")
         ensure(
             all(max(3, self.n_options) <= n <= 6 for n in self.objects_per_level),
             "objects_per_level",
             f"each count must be between max(3, n_options={self.n_options}) and 6",
+        )
+        ensure(all(1 <= c <= 3 for c in self.clips_per_level), "clips_per_level", "each must be 1, 2 or 3")
+        ensure(
+            all(c <= n for c, n in zip(self.clips_per_level, self.objects_per_level, strict=True)),
+            "clips_per_level",
+            "needs at least one object per clip (see objects_per_level)",
         )
         ensure(
             all(1.25 <= r <= 2.0 for r in self.speed_ratio_per_level),
@@ -51,32 +85,51 @@ class SpeedComparisonConfig(ClipConfig):
             "min_measured_ratio",
             "must be above 1 and below every speed_ratio_per_level",
         )
+        ensure(0.0 <= self.shared_kind_share <= 1.0, "shared_kind_share", "must be between 0 and 1")
+
+    @property
+    def drawn_families(self) -> tuple[str, ...]:
+        return (self.family,) if self.family else tuple(self.families)
 
 
 @dataclass(frozen=True)
-class Mover:
-    name: str
+class Flat:
+    """A flat shape on a horizontal lane (the ``lanes`` family), in pixels."""
+
     color: str
     shape: str
     radius: float
-    clip: int
     lane_y: float
     x0: float
     vx: float  # pixels per second, signed
 
 
 @dataclass(frozen=True)
+class Runner:
+    name: str
+    clip: int
+    speed: float  # true speed in tiles per second
+    flat: Flat | None = None
+    prop: Prop | None = None
+
+
+@dataclass(frozen=True)
 class ClipPlan:
     n_frames: int
     indices: tuple[int, ...]  # extracted frames
+    stage: Stage | None = None  # 3D clips: floor, tiles and camera
 
 
 @dataclass(frozen=True)
 class Scene:
-    movers: tuple[Mover, ...]
+    family: str
+    level: int
+    runners: tuple[Runner, ...]
     clips: tuple[ClipPlan, ...]
     kind: str
     fps: int
+    tile: float  # measuring units per tile: pixels (lanes) or metres
+    pairs: tuple[tuple[int, int], ...] = ()  # ranking questions: the two rank pairs the distractors swap
 
 
 class SpeedComparison(Filming, Task):
@@ -84,112 +137,201 @@ class SpeedComparison(Filming, Task):
     category = "sequential"
     description = "Compare the speeds of objects measured across frames extracted from video clips"
     Config = SpeedComparisonConfig
-    needs = Needs(renderer=None, cost=1.5)
+    needs = Needs(renderer="gl", cost=3.0)
+    image_size = 320
 
     def knobs(self, level: int) -> dict[str, Any]:
+        i = self.levels.index(level)
+        n_clips = self.config.clips_per_level[i]
         return {
-            "n_objects": self.config.objects_per_level[level - 1],
-            "speed_ratio": self.config.speed_ratio_per_level[level - 1],
-            "n_clips": (1, 1, 2)[level - 1],
-            "frames_per_clip": (3, 4, 3)[level - 1],
-            "uneven_times": level >= 2,
-            "both_directions": level >= 2,
-            "kinds": list(KINDS[:2] if level == 1 else KINDS),
+            "n_objects": self.config.objects_per_level[i],
+            "speed_ratio": self.config.speed_ratio_per_level[i],
+            "n_clips": n_clips,
+            "frames_per_clip": 3 if n_clips == 1 else 2,
+            "camera_pan": self.config.pan_per_level[i],
+            "new_viewpoint_per_clip": n_clips > 1,
+            "kinds": list(KINDS[:2] if level == self.levels[0] else KINDS),
         }
 
-    # -- scene and question ---------------------------------------------------------------------------------
+    def scene_knobs(self, scene: Scene) -> dict[str, Any]:
+        names = [r.prop.kind for r in scene.runners if r.prop is not None]
+        return {"family": scene.family, "shared_kind": len(names) != len(set(names))}
+
+    # -- scene ----------------------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, level: int) -> Scene:
         k = self.knobs(level)
-        n, n_clips, fps = k["n_objects"], k["n_clips"], self.config.fps
-        speeds = [float(rng.uniform(24, 40))]
+        families = self.config.drawn_families
+        family = families[int(rng.integers(len(families)))]
+        kind = k["kinds"][int(rng.integers(len(k["kinds"])))]
+        # the family and the kind stay as drawn: speeds and paths that do not fit are drawn again here, so a
+        # rejection never shifts the mix towards what is easy to lay out
+        for _ in range(LAYOUT_TRIES - 1):
+            try:
+                return self._layout(rng, level, k, family, kind)
+            except Reject:
+                continue
+        return self._layout(rng, level, k, family, kind)
+
+    def _layout(self, rng: np.random.Generator, level: int, k: dict[str, Any], family: str, kind: str) -> Scene:
+        n, n_clips = k["n_objects"], k["n_clips"]
+        fps = self.config.fps
+        chain = [float(rng.uniform(0.55, 0.85))]  # tiles per second, slowest first
         for _ in range(n - 1):
-            speeds.append(speeds[-1] * k["speed_ratio"] * float(rng.uniform(1.0, 1.12)))
-        speeds = [speeds[int(i)] for i in rng.permutation(n)]
-        clip_of = [0] * n
-        if n_clips == 2:
-            split = int(rng.integers(2, n - 1)) if n > 3 else 2
-            clip_of = [0 if i < split else 1 for i in range(n)]
-        colors = track_colors(rng, n)
-        shapes = [canvas2d.SHAPES_2D[int(i)] for i in rng.integers(len(canvas2d.SHAPES_2D), size=n)]
-        size = self.image_size
-        plans, movers = [], []
-        for c in range(n_clips):
-            members = [i for i in range(n) if clip_of[i] == c]
-            fastest = max(speeds[i] for i in members)
-            span = min(2.5, (size - 2 * MARGIN - 40) / fastest)  # seconds between first and last extracted frame
-            if c == 1:
-                span *= float(rng.uniform(0.45, 0.75))  # the second clip spans a different time
-            n_frames = k["frames_per_clip"]
-            last = max(2 * n_frames, int(span * fps))
-            if k["uneven_times"]:
-                inner = _spaced(rng, last, n_frames - 2, gap=2)
-            else:
-                inner = [round(last * j / (n_frames - 1)) for j in range(1, n_frames - 1)]
-            indices = (0, *inner, last)
-            plans.append(ClipPlan(n_frames=last + 1, indices=tuple(indices)))
-            lanes = np.linspace(70, size - 70, len(members)) if len(members) > 1 else [size / 2]
-            order = rng.permutation(len(members))
-            for lane_k, i in zip(order, members, strict=True):
-                travel = speeds[i] * last / fps
-                sign = -1.0 if (k["both_directions"] and rng.random() < 0.5) else 1.0
-                lo, hi = MARGIN + 22, size - MARGIN - 22 - travel
+            chain.append(chain[-1] * k["speed_ratio"] * float(rng.uniform(1.0, 1.1)))
+        rank = [int(i) for i in rng.permutation(n)]  # object i is the rank[i]-th fastest (0: the fastest)
+        speeds = [chain[n - 1 - r] for r in rank]
+        pairs = _swap_pairs(rng, n)
+        if kind == "order" and n_clips > 1:
+            clip_of_rank = _clips_for_pairs(rng, pairs, n, n_clips)
+            clip_of = [clip_of_rank[r] for r in rank]
+        else:
+            order = [int(i) for i in rng.permutation(n)]
+            clip_of = [0] * n
+            for j, i in enumerate(order):
+                clip_of[i] = j if j < n_clips else int(rng.integers(n_clips))
+        lasts = _durations(rng, speeds, clip_of, n_clips, fps, k["frames_per_clip"])
+        if family == "lanes":
+            runners, clips, tile = self._lanes(rng, speeds, clip_of, lasts, k)
+        else:
+            runners, clips, tile = self._floor(rng, family, level, speeds, clip_of, lasts, k)
+        runners = tuple(sorted(runners, key=lambda r: r.clip))
+        return Scene(family, level, runners, clips, kind, fps, tile, pairs)
+
+    def _indices(self, last: int, frames: int) -> tuple[int, ...]:
+        return (0, last) if frames == 2 else (0, last // 2, last)
+
+    def _lanes(self, rng, speeds, clip_of, lasts, k) -> tuple[list[Runner], tuple[ClipPlan, ...], float]:
+        size, fps = self.image_size, self.config.fps
+        tile = size / 8  # the ruler's tick spacing
+        colors = track_colors(rng, len(speeds))
+        shapes = [canvas2d.SHAPES_2D[int(i)] for i in rng.integers(len(canvas2d.SHAPES_2D), size=len(speeds))]
+        runners, plans = [], []
+        for c, last in enumerate(lasts):
+            plans.append(ClipPlan(n_frames=last + 1, indices=self._indices(last, k["frames_per_clip"])))
+            members = [i for i in range(len(speeds)) if clip_of[i] == c]
+            lanes = np.linspace(60, size - 60, len(members)) if len(members) > 1 else [size / 2]
+            for lane_k, i in zip(rng.permutation(len(members)), members, strict=True):
+                radius = float(rng.uniform(11, 14))
+                travel = speeds[i] * tile * last / fps
+                lo, hi = MARGIN + radius, size - MARGIN - radius - travel
                 if hi < lo:
                     raise Reject("object would leave the frame")
                 start = float(rng.uniform(lo, hi))
+                sign = -1.0 if (k["n_clips"] > 1 and rng.random() < 0.5) else 1.0
                 x0 = start if sign > 0 else size - start
-                movers.append(
-                    Mover(
-                        name=canvas2d.shape_name(colors[i], shapes[i]),
-                        color=colors[i],
-                        shape=shapes[i],
-                        radius=float(rng.uniform(15, 20)),
-                        clip=c,
-                        lane_y=float(lanes[int(lane_k)]),
-                        x0=x0,
-                        vx=sign * speeds[i],
-                    )
-                )
-        movers.sort(key=lambda m: (m.clip, m.lane_y))
-        kind = k["kinds"][int(rng.integers(len(k["kinds"])))]
-        return Scene(movers=tuple(movers), clips=tuple(plans), kind=kind, fps=fps)
+                flat = Flat(colors[i], shapes[i], radius, float(lanes[int(lane_k)]), x0, sign * speeds[i] * tile)
+                runners.append(Runner(canvas2d.shape_name(colors[i], shapes[i]), c, speeds[i], flat=flat))
+        return runners, tuple(plans), tile
 
+    def _floor(self, rng, family, level, speeds, clip_of, lasts, k) -> tuple[list[Runner], tuple[ClipPlan, ...], float]:
+        size, fps = self.image_size, self.config.fps
+        setting = SETTINGS[family]
+        ground, line = setting.grounds[int(rng.integers(len(setting.grounds)))]
+        shared = level != self.levels[0] and rng.random() < self.config.shared_kind_share
+        picks = clips3d.pick_props(rng, setting, len(speeds), (ground, line), shared_kind=shared)
+        tile = setting.tile
+        runners, plans = [], []
+        for c, last in enumerate(lasts):
+            shot = clips3d.shoot_from(rng, setting, pan=k["camera_pan"])
+            indices = self._indices(last, k["frames_per_clip"])
+            stage = Stage(setting, ground, clips3d.tile_lines(setting, line, shot.target[:2]), shot)
+            plans.append(ClipPlan(n_frames=last + 1, indices=indices, stage=stage))
+            right, away = clips3d.view_axes(shot.camera(0.0))
+            members = sorted((i for i in range(len(speeds)) if clip_of[i] == c), key=lambda i: -speeds[i])
+            layout = clips3d.Layout(shot, [f / fps for f in indices], [f / fps for f in range(last + 1)], size)
+            for i in members:
+                name, kind, variant = picks[i]
+                height = clips3d.height_of(rng, kind, variant)
+                travel = speeds[i] * tile * last / fps
+                for _ in range(150):
+                    if k["n_clips"] == 1:  # level 1: everything slides to the right of the picture
+                        heading = math.atan2(right[1], right[0]) + math.radians(float(rng.uniform(-20, 20)))
+                    else:
+                        heading = float(rng.uniform(0, 2 * math.pi))
+                    u = np.array([math.cos(heading), math.sin(heading)])
+                    mid = np.array(shot.target[:2]) + clips3d.spot(rng, right, away) * tile
+                    a, b = mid - u * travel / 2, mid + u * travel / 2
+                    yaw = heading + math.pi / 2 if kind in VEHICLES else float(rng.uniform(0, 2 * math.pi))
+                    path = ((0.0, float(a[0]), float(a[1])), (last / fps, float(b[0]), float(b[1])))
+                    prop = Prop(name, kind, variant, height, path, yaw)
+                    if layout.add(prop):
+                        runners.append(Runner(name, c, speeds[i], prop=prop))
+                        break
+                else:
+                    raise Reject("no room for the objects' paths")
+        return runners, tuple(plans), tile
+
+    # -- question -------------------------------------------------------------------------------------------
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
-        names = [m.name for m in scene.movers]
-        by_speed = [m.name for m in sorted(scene.movers, key=lambda m: -abs(m.vx))]
+        names = [r.name for r in scene.runners]
+        by_speed = [r.name for r in sorted(scene.runners, key=lambda r: -r.speed)]
+        true_speeds = {r.name: r.speed for r in scene.runners}
+        clip_of = {r.name: r.clip for r in scene.runners}
+        need = self.requires_needed(scene.level) and len(scene.clips) > 1
         n_opt = self.config.n_options
         if scene.kind in ("fastest", "slowest"):
             correct = by_speed[0] if scene.kind == "fastest" else by_speed[-1]
-            others = [names[int(i)] for i in rng.permutation(len(names)) if names[int(i)] != correct][: n_opt - 1]
-            options = place(correct, others, slot)
-            keys: list[Any] = list(options)
-            ask_text = f"Which object moves {scene.kind}?"
+            others = [n for n in names if n != correct]
+            sets = [list(s) for s in combinations(others, n_opt - 1)]
+            if need:
+                sets = [s for s in sets if _every_clip_needed(scene.kind, [correct, *s], true_speeds, clip_of)]
+            if not sets:
+                raise Reject("no set of options needs every frame")
+            chosen = sets[int(rng.integers(len(sets)))]
+            keys: list[Any] = place(correct, [chosen[int(i)] for i in rng.permutation(len(chosen))], slot)
+            options = list(keys)
         else:
-            distractors = permutation_distractors(rng, tuple(by_speed), n_opt - 1, near=True)
-            keys = place(tuple(by_speed), distractors, slot)
+            # the true ranking with the first pair swapped, the second, or both: four options each of which is the
+            # others with the same swaps, so none sits in the middle of the rest; hiding a clip leaves the option
+            # that swaps a pair holding one of its objects
+            truth = tuple(by_speed)
+            distractors = [_swapped(truth, pair) for pair in (scene.pairs[:1], scene.pairs[1:], scene.pairs)]
+            keys = place(truth, [distractors[int(i)] for i in rng.permutation(3)], slot)
+            if need and not _every_clip_needed("order", keys, true_speeds, clip_of):
+                raise Reject("no set of rankings needs every frame")
             options = [" > ".join(order) for order in keys]
-            ask_text = "Which ranking lists the objects from fastest to slowest?"
-        times = self.times(scene)
-        intro, image = [], 0
-        for c, plan in enumerate(scene.clips):
-            slots = ", ".join(["<image>"] * len(plan.indices))
-            stamps = ", ".join(f"{seconds(t)} s" for t in times[c])
-            n_img = len(plan.indices)
-            span = f"Images {image + 1}-{image + n_img}"
-            if len(scene.clips) == 1:
-                intro.append(f"The frames {slots} ({span}) were extracted from one video at t = {stamps}.")
-            else:
-                which = ("first", "second")[c]
-                intro.append(f"The {which} clip gives the frames {slots} ({span}) at t = {stamps}.")
-            image += n_img
-        setting = (
-            "Each object slides along its own horizontal lane at a constant speed."
-            if len(scene.clips) == 1
-            else "Both clips were filmed by the same fixed camera at the same scale, but with different frame times; "
-            "each object slides along its own lane at a constant speed."
-        )
-        text = " ".join([*intro, setting, ask_text])
-        facts = {"kind": scene.kind, "keys": [list(k) if isinstance(k, tuple) else k for k in keys], "times": times}
+        text = " ".join([*self._intro(scene), _ask_text(scene)])
+        facts = {
+            "kind": scene.kind,
+            "family": scene.family,
+            "keys": [list(k) if isinstance(k, tuple) else k for k in keys],
+            "times": self.times(scene),
+        }
         return Question(text=text, options=options, answer=slot, facts=facts)
+
+    def _intro(self, scene: Scene) -> list[str]:
+        times = self.times(scene)
+        lanes = scene.family == "lanes"
+        if len(scene.clips) == 1:
+            slots = ", ".join(["<image>"] * len(scene.clips[0].indices))
+            stamps = ", ".join(f"{seconds(t)} s" for t in times[0])
+            where = "" if lanes else f" of objects on a {SETTINGS[scene.family].noun}"
+            intro = [f"The frames {slots} were extracted from one video{where} at t = {stamps}."]
+        else:
+            intro = []
+            for c, plan in enumerate(scene.clips):
+                slots = " and ".join(["<image>"] * len(plan.indices))
+                stamps = " and ".join(f"{seconds(t)} s" for t in times[c])
+                if c == 0:
+                    intro.append(f"Clip 1 gives the frames {slots} at t = {stamps}.")
+                else:
+                    spot = "" if lanes else ", filmed from another spot,"
+                    intro.append(f"Clip {c + 1}{spot} gives {slots} at t = {stamps}.")
+        if lanes:
+            intro.append(
+                "Each object slides along its own horizontal lane at a constant speed."
+                if len(scene.clips) == 1
+                else "All clips were filmed by the same fixed camera at the same scale; each object slides along its "
+                "own horizontal lane at a constant speed."
+            )
+        else:
+            surface = SETTINGS[scene.family].noun
+            if len(scene.clips) > 1:
+                intro.append(f"Every clip shows the same {surface} and different objects.")
+            intro.append("Each object slides in a straight line at a constant speed.")
+            if any(p.stage is not None and p.stage.shot.moving for p in scene.clips):
+                intro.append("The camera pans during each clip.")
+        return intro
 
     def times(self, scene: Scene) -> list[list[float]]:
         return [[i / scene.fps for i in plan.indices] for plan in scene.clips]
@@ -197,134 +339,288 @@ class SpeedComparison(Filming, Task):
     # -- rendering and verification ----------------------------------------------------------------------------
     def render(self, scene: Scene, question: Question) -> Rendered:
         self._start_filming()
-        size = self.image_size
         images: list[np.ndarray] = []
-        tracks: list[Track] = []
+        tracks: dict[str, dict[str, Any]] = {}
+        cameras: list[dict[str, Any] | None] = []
         for c, plan in enumerate(scene.clips):
-            members = [m for m in scene.movers if m.clip == c]
-            base = _track_floor(size, [m.lane_y for m in members])
-            frames = []
-            for f in range(plan.n_frames):
-                img = base.copy()
-                t = f / scene.fps
-                for m in members:
-                    canvas2d.draw_shape(img, m.shape, (m.x0 + m.vx * t, m.lane_y), m.radius, m.color)
-                canvas2d.timecode(img, f"clip {c + 1}  t = {t:.2f} s" if len(scene.clips) > 1 else f"t = {t:.2f} s")
-                frames.append(img)
-            decoded = self.shoot(frames, plan.indices)
-            ranges = [ColorRange.around(m.name, PALETTE[m.color], 40) for m in members]
-            tracks.append(track_frames(decoded, question.facts["times"][c], ranges, min_pixels=150))
-            images.extend(decoded)
-        regions, measured_tracks, first_image = [], {}, 0
-        for c, tr in enumerate(tracks):
-            for name, blobs in tr.blobs.items():
-                if any(b is None for b in blobs):
-                    raise Reject("an object is not found in a decoded frame")
-                regions += [Region(first_image + k, name, b.box) for k, b in enumerate(blobs)]
-                measured_tracks[name] = {
-                    "clip": c,
-                    "images": [first_image + k for k in range(len(blobs))],
-                    "x": [round(b.centroid[0], 2) for b in blobs],
-                    "y": [round(b.centroid[1], 2) for b in blobs],
-                    "box": [b.box for b in blobs],
-                    "speed": round(tr.speed(name), 2),
+            members = [r for r in scene.runners if r.clip == c]
+            first = len(images)
+            if plan.stage is None:
+                frames, found = self._film_lanes(scene, plan, members, question.facts["times"][c])
+                cams: list[dict[str, Any] | None] = [None] * len(frames)
+                floors = {name: [list(b.centroid) for b in blobs] for name, blobs in found.items()}
+            else:
+                shots = clips3d.film(
+                    self.shoot,
+                    self.image_size,
+                    [r.prop for r in members],
+                    plan.stage,
+                    plan.n_frames,
+                    scene.fps,
+                    plan.indices,
+                )
+                frames = [s.image for s in shots]
+                cams = [s.calibration(self.image_size) for s in shots]
+                found = {r.name: [s.blobs[j] for s in shots] for j, r in enumerate(members)}
+                floors = {
+                    r.name: [
+                        list(p) for p in clips3d.on_floor(found[r.name], [s.camera for s in shots], self.image_size)
+                    ]
+                    for r in members
                 }
-            first_image += len(tr.times)
-        return Rendered(images=images, measured={"tracks": measured_tracks}, regions=regions, videos=self.videos())
+            for r in members:
+                blobs = found[r.name]
+                tracks[r.name] = {
+                    "clip": c,
+                    "images": [first + j for j in range(len(blobs))],
+                    "px": [[round(b.centroid[0], 2), round(b.centroid[1], 2)] for b in blobs],
+                    "box": [b.box for b in blobs],
+                    "floor": [[round(v, 4) for v in p] for p in floors[r.name]],
+                }
+            images.extend(frames)
+            cameras.extend(cams)
+        regions = [
+            Region(img, name, box)
+            for name, t in sorted(tracks.items(), key=lambda kv: kv[1]["images"][0])
+            for img, box in zip(t["images"], t["box"], strict=True)
+        ]
+        measured = {"tracks": tracks, "cameras": cameras, "unit": "px" if scene.family == "lanes" else "m"}
+        return Rendered(images=images, measured=measured, regions=regions, videos=self.videos())
+
+    def _film_lanes(self, scene: Scene, plan: ClipPlan, members: list[Runner], times: list[float]):
+        size = self.image_size
+        base = _lane_floor(size, [r.flat.lane_y for r in members], scene.tile)
+        n_clips = len(scene.clips)
+        c = members[0].clip
+        frames = []
+        for f in range(plan.n_frames):
+            img = base.copy()
+            t = f / scene.fps
+            for r in members:
+                m = r.flat
+                canvas2d.draw_shape(img, m.shape, (m.x0 + m.vx * t, m.lane_y), m.radius, m.color)
+            canvas2d.timecode(img, f"clip {c + 1}  t = {t:.2f} s" if n_clips > 1 else f"t = {t:.2f} s")
+            frames.append(img)
+        decoded = self.shoot(frames, plan.indices)
+        ranges = [ColorRange.around(r.name, PALETTE[r.flat.color], 40) for r in members]
+        track = track_frames(decoded, times, ranges, min_pixels=120)
+        for blobs in track.blobs.values():
+            if any(b is None for b in blobs):
+                raise Reject("an object is not found in a decoded frame")
+        return decoded, track.blobs
 
     def verify(self, question: Question, rendered: Rendered) -> int:
-        tracks = rendered.measured["tracks"]
-        times = question.facts["times"]
-        speeds = {name: _fit_speed(times[t["clip"]], t["x"], t["y"]) for name, t in tracks.items()}
+        speeds = _measured_speeds(question, rendered, frozenset())
         ranked = sorted(speeds, key=lambda n: -speeds[n])
         for a, b in zip(ranked, ranked[1:], strict=False):
             if speeds[a] < self.config.min_measured_ratio * speeds[b]:
                 raise Reject("measured speeds too close")
-        kind = question.facts["kind"]
-        if kind == "order":
-            want: Any = ranked
-        else:
-            want = ranked[0] if kind == "fastest" else ranked[-1]
-        matches = [i for i, key in enumerate(question.facts["keys"]) if key == want]
+        matches = [i for i, key in enumerate(question.facts["keys"]) if _fits(question.facts["kind"], key, speeds)]
         if len(matches) != 1:
             raise Reject("the measured answer is not exactly one option")
         return matches[0]
+
+    def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int]:
+        speeds = _measured_speeds(question, rendered, hidden)
+        return {i for i, key in enumerate(question.facts["keys"]) if _fits(question.facts["kind"], key, speeds)}
 
     # -- reasoning steps ------------------------------------------------------------------------------------
     def step_facts(self, scene: Scene, question: Question, rendered: Rendered) -> dict[str, Any]:
         tracks = rendered.measured["tracks"]
         times = question.facts["times"]
+        speeds = _measured_speeds(question, rendered, frozenset())
+        lanes = scene.family == "lanes"
         objs = []
-        for m in scene.movers:
-            t = tracks[m.name]
+        for r in scene.runners:
+            t = tracks[r.name]
             ts = times[t["clip"]]
-            dx = t["x"][-1] - t["x"][0]
+            floor = np.asarray(t["floor"], float)
+            px = np.asarray(t["px"], float)
+            dist = float(np.linalg.norm(floor[-1] - floor[0]))
             objs.append(
                 {
-                    "name": m.name,
+                    "name": r.name,
                     "clip": t["clip"] + 1,
                     "frames": [
-                        {"image": img + 1, "time": seconds(tt), "x": round(x), "box": box}
-                        for img, tt, x, box in zip(t["images"], ts, t["x"], t["box"], strict=True)
+                        {
+                            "image": img + 1,
+                            "time": seconds(tt),
+                            "x": round(p[0]),
+                            "box": box,
+                            "where": _where(p, self.image_size),
+                        }
+                        for img, tt, p, box in zip(t["images"], ts, t["px"], t["box"], strict=True)
                     ],
-                    "distance": round(abs(dx)),
+                    "pixels": round(float(np.linalg.norm(px[-1] - px[0]))),
+                    "tiles": f"{dist / scene.tile:.1f}",
+                    "distance": _length(dist, lanes),
                     "duration": seconds(ts[-1] - ts[0]),
-                    "speed": round(_fit_speed(ts, t["x"], t["y"]), 1),
-                    "direction": "right" if dx > 0 else "left",
-                    "per_frame": round(abs(dx) / (len(ts) - 1)),
+                    "speed": speeds[r.name],
+                    "rate": _rate(speeds[r.name], scene.tile, lanes),
+                    "pixel_rate": float(np.linalg.norm(px[-1] - px[0])) / (ts[-1] - ts[0]),
+                    "direction": "right" if px[-1][0] > px[0][0] else "left",
                 }
             )
         ranked = sorted(objs, key=lambda o: -o["speed"])
-        n_images = sum(len(p.indices) for p in scene.clips)
+        by_pixels = sorted(objs, key=lambda o: -o["pixel_rate"])
         frames = []
-        for img in range(n_images):
+        for img in range(len(rendered.images)):
             here = [o for o in objs if any(f["image"] == img + 1 for f in o["frames"])]
-            c = here[0]["clip"]
             fr = [next(f for f in o["frames"] if f["image"] == img + 1) for o in here]
             frames.append(
                 {
                     "image": img + 1,
-                    "clip": c,
+                    "clip": here[0]["clip"],
                     "time": fr[0]["time"],
-                    "objects": [{"name": o["name"], "x": f["x"]} for o, f in zip(here, fr, strict=True)],
+                    "objects": [
+                        {"name": o["name"], "x": f["x"], "where": f["where"], "box": f["box"]}
+                        for o, f in zip(here, fr, strict=True)
+                    ],
                 }
             )
+        top, second = ranked[0], ranked[1]
+        low, next_low = ranked[-1], ranked[-2]
         return {
-            "kind": question.facts["kind"],
+            "kind": scene.kind,
+            "lanes": lanes,
+            "surface": "" if lanes else SETTINGS[scene.family].surface,
+            "tile_word": "" if lanes else SETTINGS[scene.family].tile_word,
+            "tile": _length(scene.tile, lanes),
             "n_clips": len(scene.clips),
+            "pan": any(p.stage is not None and p.stage.shot.moving for p in scene.clips),
             "objects": objs,
             "ranked": ranked,
             "frames": frames,
-            "fps": scene.fps,
+            "pixels_mislead": not lanes and [o["name"] for o in by_pixels] != [o["name"] for o in ranked],
+            "ratio_top": f"{top['speed'] / second['speed']:.1f}",
+            "clearly_top": top["speed"] >= CLEAR_RATIO * second["speed"],
+            "ratio_low": f"{next_low['speed'] / low['speed']:.1f}",
+            "clearly_low": next_low["speed"] >= CLEAR_RATIO * low["speed"],
         }
 
 
-def _spaced(rng: np.random.Generator, last: int, n: int, gap: int) -> list[int]:
-    """``n`` sorted frame indices strictly between 0 and ``last``, at least ``gap`` apart (and from both ends)."""
-    for _ in range(100):
-        picks = sorted(int(v) for v in rng.choice(np.arange(gap, last - gap + 1), size=n, replace=False))
-        if all(b - a >= gap for a, b in zip(picks, picks[1:], strict=False)):
-            return picks
-    raise Reject("no spaced frame times")
+# -- helpers ------------------------------------------------------------------------------------------------------
+def _swap_pairs(rng: np.random.Generator, n: int) -> tuple[tuple[int, int], ...]:
+    """Two disjoint pairs of neighbouring ranks, e.g. ((0, 1), (2, 3))."""
+    choices = [((i, i + 1), (j, j + 1)) for i in range(n - 1) for j in range(i + 2, n - 1)]
+    return choices[int(rng.integers(len(choices)))]
 
 
-def _track_floor(size: int, lanes: list[float]) -> np.ndarray:
+def _clips_for_pairs(rng: np.random.Generator, pairs, n: int, n_clips: int) -> list[int]:
+    """The clip of each rank such that swapping one pair (or both) moves only the objects of one clip relative to
+    the others, for every clip: with two clips one object of each pair goes to its own clip; with three, one of
+    each pair to a shared clip and the other two to one clip each."""
+    (a0, a1), (b0, b1) = [tuple(int(v) for v in rng.permutation(list(p))) for p in pairs]
+    labels = [int(v) for v in rng.permutation(n_clips)]
+    clip_of = [int(rng.integers(n_clips)) for _ in range(n)]
+    if n_clips == 2:
+        clip_of[a0], clip_of[b0] = labels[0], labels[1]
+    else:
+        clip_of[a0], clip_of[b0] = labels[2], labels[2]
+        clip_of[a1], clip_of[b1] = labels[0], labels[1]
+    return clip_of
+
+
+def _swapped(order: tuple[str, ...], pairs) -> tuple[str, ...]:
+    items = list(order)
+    for i, j in pairs:
+        items[i], items[j] = items[j], items[i]
+    return tuple(items)
+
+
+def _durations(rng, speeds, clip_of, n_clips, fps, frames) -> list[int]:
+    """The last frame index of each clip: every object there covers ``TRAVEL`` tiles, and the clips of one scene
+    last different times (so pixels per frame are not comparable between clips)."""
+    lasts: list[int] = []
+    for c in range(n_clips):
+        members = [speeds[i] for i in range(len(speeds)) if clip_of[i] == c]
+        lo = max(2 if frames == 2 else 4, math.ceil(TRAVEL[0] * fps / min(members)))
+        hi = min(MAX_FRAMES - 1, math.floor(TRAVEL[1] * fps / max(members)))
+        choices = [v for v in range(lo, hi + 1) if v not in lasts and (frames == 2 or v % 2 == 0)]
+        if not choices:
+            raise Reject("the speeds of one clip are too far apart to film")
+        lasts.append(choices[int(rng.integers(len(choices)))])
+    return lasts
+
+
+def _ask_text(scene: Scene) -> str:
+    over = "" if scene.family == "lanes" else f" over the {SETTINGS[scene.family].surface}"
+    if scene.kind == "order":
+        return f"Which ranking lists the objects from fastest to slowest{over}?"
+    return f"Which object moves {scene.kind}{over}?"
+
+
+def _fit_speed(times: list[float], points: list[list[float]]) -> float:
+    t = np.asarray(times, float)
+    p = np.asarray(points, float)
+    tc = t - t.mean()
+    v = (tc[:, None] * p).sum(axis=0) / float((tc**2).sum())
+    return float(np.hypot(*v))
+
+
+def _measured_speeds(question: Question, rendered: Rendered, hidden: frozenset[int]) -> dict[str, float | None]:
+    """Each object's speed (units per second) from the frames not ``hidden``; None where fewer than two are left."""
+    times = question.facts["times"]
+    out: dict[str, float | None] = {}
+    for name, t in sorted(rendered.measured["tracks"].items()):
+        keep = [j for j, img in enumerate(t["images"]) if img not in hidden]
+        ts = times[t["clip"]]
+        out[name] = _fit_speed([ts[j] for j in keep], [t["floor"][j] for j in keep]) if len(keep) >= 2 else None
+    return out
+
+
+def _fits(kind: str, key: Any, speeds: dict[str, float | None]) -> bool:
+    """Whether the option ``key`` can be right when the speeds that are None could be anything."""
+    known = {n: v for n, v in speeds.items() if v is not None}
+    if kind == "order":
+        seen = [n for n in key if speeds[n] is not None]
+        return seen == sorted(seen, key=lambda n: -known[n])
+    v = speeds[key]
+    if v is None or not known:
+        return True
+    return v >= max(known.values()) if kind == "fastest" else v <= min(known.values())
+
+
+def _every_clip_needed(kind: str, keys: list[Any], speeds: dict[str, float], clip_of: dict[str, int]) -> bool:
+    """With the true speeds: hiding a frame of any clip (its objects' speeds unknown) leaves two options that fit."""
+    for c in sorted(set(clip_of.values())):
+        known: dict[str, float | None] = {n: (None if clip_of[n] == c else v) for n, v in speeds.items()}
+        if sum(_fits(kind, key, known) for key in keys) < 2:
+            return False
+    return True
+
+
+def _length(value: float, lanes: bool) -> str:
+    return f"{value:.0f} px" if lanes else (f"{value * 100:.0f} cm" if value < 1 else f"{value:.2f} m")
+
+
+def _rate(speed: float | None, tile: float, lanes: bool) -> str:
+    if speed is None:
+        return "unknown"
+    if lanes:
+        return f"{speed:.0f} px/s"
+    return f"{speed / tile:.1f} tiles/s ({_length(speed, False)}/s)"
+
+
+def _where(p: list[float], size: int) -> str:
+    """Where in the picture a point is, as a phrase: "at the back left", "on the right", "in the centre"."""
+    x, y = p
+    across = "left" if x < size / 3 else "right" if x > 2 * size / 3 else ""
+    depth = "back" if y < size / 3 else "front" if y > 2 * size / 3 else ""
+    if depth:
+        return f"at the {depth} {across}".rstrip()
+    return f"on the {across}" if across else "in the centre"
+
+
+def _lane_floor(size: int, lanes: list[float], tick: float) -> np.ndarray:
     img = canvas2d.floor(size)
-    gap = (lanes[1] - lanes[0]) if len(lanes) > 1 else 120.0
+    gap = (lanes[1] - lanes[0]) if len(lanes) > 1 else 90.0
     for y in [lanes[0] - gap / 2, *(y + gap / 2 for y in lanes)]:
         yy = int(round(y))
         if 0 <= yy < size:
             img[yy : yy + 2, :] = canvas2d.LINE
-    for x in range(MARGIN, size, 56):  # a ruler of tick marks along the top and bottom
-        img[:10, x : x + 2] = canvas2d.LINE
-        img[size - 10 :, x : x + 2] = canvas2d.LINE
+    for x in np.arange(MARGIN, size, tick):  # a ruler of tick marks along the top and bottom
+        xx = int(round(x))
+        img[:8, xx : xx + 2] = canvas2d.LINE
+        img[size - 8 :, xx : xx + 2] = canvas2d.LINE
     return img
-
-
-def _fit_speed(times: list[float], xs: list[float], ys: list[float]) -> float:
-    t = np.asarray(times, float)
-    tc = t - t.mean()
-    denom = float((tc**2).sum())
-    vx = float((tc * np.asarray(xs)).sum() / denom)
-    vy = float((tc * np.asarray(ys)).sum() / denom)
-    return float(np.hypot(vx, vy))

@@ -1,0 +1,497 @@
+"""3D clips for the sequential tasks: catalogue objects sliding over a tiled floor, filmed by a perspective camera
+that may pan, encoded to an mp4 and measured in the frames decoded from it.
+
+Every frame of a clip is rendered through :mod:`mirforge.render.gl` and the clip is encoded like any video; the
+question's frames are pulled back out of the file. Positions come from those decoded frames: an object is the
+foreground (decoded frame against a render of the empty floor from the same camera) near its pixels in the id
+render kept beside the clip, which only says which object a blob is. Each blob's centroid is carried to the floor
+through the camera that filmed the frame (its calibration), at half the height the blob stands up from the floor,
+so offsets are in metres on the floor whatever the camera did. The floor's tile lines let a person do the same.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import cv2
+import numpy as np
+
+from mirforge.errors import Reject
+from mirforge.render import gl
+from mirforge.render.objects import model, variants
+from mirforge.render.objects.place import place
+from mirforge.render.scene3d import Camera, Object3D, Scene3D
+from mirforge.render.video import Blob, blob_from_mask
+
+RGB = tuple[int, int, int]
+FOREGROUND_DIFF = 30  # a decoded pixel differing from the empty floor by more (any channel) is foreground
+NEAR_PX = 3  # foreground within this many pixels of an object's id pixels belongs to it
+MIN_FOUND = 0.7  # an object's decoded foreground must cover this share of its id pixels, or it is not clear
+MIN_PIXELS = 200  # an object smaller than this in a frame is too small to name and place
+EDGE_PX = 6  # objects keep this far from the frame's border
+SHARED_CONTRAST = 110  # two objects of one kind differ this much in colour (any channel), so the names tell them apart
+MIN_CONTRAST = 60  # every part of an object differs in colour from the floor by at least this much (any channel)
+VARIANT_POOL = 4  # variants per kind in a scene
+VARIANT_SCAN = 6  # variants per kind looked at to find them (each builds its mesh once per process, ~15 ms)
+# Seen from 38-55 degrees above, an object's silhouette reaches above its real height (its top face shows), and its
+# centroid sits at about this share of the silhouette's height above the floor (fitted on the catalogue objects:
+# with it, offsets over the floor are within 0.16 tile of the truth, mean 0.03; with half the height, 0.3 / 0.05).
+CENTROID_HEIGHT = 0.35
+
+
+@dataclass(frozen=True)
+class Setting:
+    """The look of a 3D family: which objects, how large the tiles, where the camera stands."""
+
+    name: str
+    kinds: tuple[str, ...]
+    tile: float  # metres between tile lines
+    grounds: tuple[tuple[RGB, RGB], ...]  # (floor colour, tile-line colour) pairs
+    distance: tuple[float, float]  # camera distance from the point it looks at, metres
+    elevation: tuple[float, float]  # degrees above the floor
+    noun: str  # what the tiles are, as the question says it
+    surface: str  # what the objects stand on, in a word
+    tile_word: str  # what one tile is called
+    alike: tuple[tuple[str, ...], ...] = ()  # kinds too alike at this size to share a scene
+    max_width: float = 3.0  # tiles: wider variants are left out
+    mat: int = 12  # tile lines reach this many tiles from the centre in each direction
+    line_width: float = 0.07  # of a tile
+
+
+SETTINGS: dict[str, Setting] = {
+    s.name: s
+    for s in (
+        Setting(
+            "tabletop",
+            kinds=(
+                "mug",
+                "apple",
+                "alarm clock",
+                "rubber duck",
+                "toy car",
+                "bottle",
+                "teapot",
+                "can",
+                "cup",
+                "jar",
+                "kettle",
+                "toy truck",
+                "pencil cup",
+            ),
+            tile=0.1,
+            grounds=(
+                ((112, 96, 80), (156, 140, 120)),
+                ((92, 104, 118), (140, 150, 162)),
+                ((104, 118, 92), (150, 162, 136)),
+            ),
+            distance=(1.0, 1.3),
+            elevation=(38.0, 55.0),
+            noun="checked tablecloth (squares 10 cm wide)",
+            surface="tablecloth",
+            tile_word="square",
+            alike=(("can", "cup", "jar", "pencil cup"), ("teapot", "kettle"), ("toy car", "toy truck")),
+        ),
+        Setting(
+            "floor",
+            kinds=(
+                "cardboard box",
+                "suitcase",
+                "bucket",
+                "trash bin",
+                "traffic cone",
+                "stool",
+                "basketball",
+                "football",
+                "teddy bear",
+                "ball",
+                "flower pot",
+                "chair",
+            ),
+            tile=0.3,
+            grounds=(
+                ((116, 116, 112), (160, 160, 154)),
+                ((124, 104, 84), (170, 150, 126)),
+                ((96, 104, 120), (146, 152, 166)),
+            ),
+            distance=(3.2, 4.0),
+            elevation=(38.0, 55.0),
+            noun="tiled floor (tiles 30 cm wide)",
+            surface="floor",
+            tile_word="tile",
+            alike=(("bucket", "trash bin"), ("basketball", "football", "ball"), ("stool", "chair")),
+        ),
+    )
+}
+
+
+# -- what moves --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Prop:
+    """A catalogue object sliding over the floor along straight legs between waypoints ``(t, x, y)``; it stands
+    at the first waypoint before it and at the last one after it."""
+
+    name: str
+    kind: str
+    variant: int
+    height: float
+    path: tuple[tuple[float, float, float], ...]
+    yaw: float = 0.0
+
+    def at(self, t: float) -> tuple[float, float]:
+        pts = self.path
+        if t <= pts[0][0]:
+            return pts[0][1], pts[0][2]
+        for (t0, x0, y0), (t1, x1, y1) in zip(pts, pts[1:], strict=False):
+            if t <= t1:
+                a = (t - t0) / (t1 - t0) if t1 > t0 else 1.0
+                return x0 + a * (x1 - x0), y0 + a * (y1 - y0)
+        return pts[-1][1], pts[-1][2]
+
+    def placed(self, t: float) -> Object3D:
+        return place(self.kind, self.variant, self.name, self.at(t), self.height, yaw=self.yaw)
+
+    @property
+    def radius(self) -> float:
+        """Half the diagonal of the footprint: two props whose centres stay this far apart never touch."""
+        w, d, _ = model(self.kind, self.variant).size_for_height(self.height)
+        return 0.5 * math.hypot(w, d)
+
+
+@dataclass(frozen=True)
+class Shot:
+    """A perspective camera that may pan: eye and target move together by ``pan`` metres per second."""
+
+    eye: tuple[float, float, float]
+    target: tuple[float, float, float]
+    pan: tuple[float, float] = (0.0, 0.0)
+    yfov: float = math.radians(45)
+
+    def camera(self, t: float) -> Camera:
+        dx, dy = self.pan[0] * t, self.pan[1] * t
+        eye = (self.eye[0] + dx, self.eye[1] + dy, self.eye[2])
+        target = (self.target[0] + dx, self.target[1] + dy, self.target[2])
+        return Camera(eye=eye, target=target, yfov=self.yfov)
+
+    @property
+    def moving(self) -> bool:
+        return self.pan != (0.0, 0.0)
+
+
+def aim(center: tuple[float, float], azimuth: float, elevation: float, distance: float) -> Shot:
+    """A camera looking at ``center`` on the floor from ``azimuth`` degrees (0: from -y) and ``elevation``."""
+    az, el = math.radians(azimuth), math.radians(elevation)
+    eye = (
+        center[0] + distance * math.cos(el) * math.sin(az),
+        center[1] - distance * math.cos(el) * math.cos(az),
+        distance * math.sin(el),
+    )
+    return Shot(eye=eye, target=(center[0], center[1], 0.0))
+
+
+def shoot_from(rng: np.random.Generator, setting: Setting, pan: bool) -> Shot:
+    """A camera for ``setting`` looking at a random point near the middle of the tiles, from any side; with
+    ``pan``, moving sideways (within 30 degrees of its own right or left) at 0.6-1.0 tile per second."""
+    center = (float(rng.uniform(-2, 2)) * setting.tile, float(rng.uniform(-2, 2)) * setting.tile)
+    az, el, dist = (
+        float(rng.uniform(0, 360)),
+        float(rng.uniform(*setting.elevation)),
+        float(rng.uniform(*setting.distance)),
+    )
+    shot = aim(center, az, el, dist)
+    if not pan:
+        return shot
+    right, _ = view_axes(shot.camera(0.0))
+    angle = math.atan2(right[1], right[0]) + math.radians(float(rng.uniform(-30, 30))) + math.pi * int(rng.integers(2))
+    speed = float(rng.uniform(0.6, 1.0)) * setting.tile
+    return Shot(shot.eye, shot.target, (speed * math.cos(angle), speed * math.sin(angle)), shot.yfov)
+
+
+def view_axes(cam: Camera) -> tuple[np.ndarray, np.ndarray]:
+    """Unit floor vectors of the camera's right and of its viewing direction (away from the camera)."""
+    pose = cam.pose()
+    right = pose[:2, 0] / np.linalg.norm(pose[:2, 0])
+    away = -pose[:2, 2] / np.linalg.norm(pose[:2, 2])
+    return right, away
+
+
+def spot(rng: np.random.Generator, right: np.ndarray, away: np.ndarray) -> np.ndarray:
+    """A random floor offset, in tiles, from the point the camera looks at: up to 4 tiles to either side, 2.5
+    tiles beyond and 3.5 tiles nearer the camera (far objects look small)."""
+    return float(rng.uniform(-4, 4)) * right + float(rng.uniform(-3.5, 2.5)) * away
+
+
+def pick_props(
+    rng: np.random.Generator, setting: Setting, n: int, ground: tuple[RGB, RGB], *, shared_kind: bool = False
+) -> list[tuple[str, str, int]]:
+    """``n`` objects for ``setting`` as (name, kind, variant): kinds that do not look alike, or, with
+    ``shared_kind``, one kind twice in two colours that the names carry ("the red mug", "the blue mug"). Every
+    object stands out from the floor and its tile lines (``ground``: their two colours)."""
+    kinds: list[str] = []
+    for i in rng.permutation(len(setting.kinds)):
+        kind = setting.kinds[int(i)]
+        alike = any(kind in group and set(group) & set(kinds) for group in setting.alike)
+        if not alike and _pool(setting, kind, ground):
+            kinds.append(kind)
+    if shared_kind:
+        twins = [k for k in kinds if _twin(k, _pool(setting, k, ground))]
+        if not twins:
+            raise Reject("no kind comes in two colours that stand out here")
+        kinds = [twins[0], *(k for k in kinds if k != twins[0])][: n - 1]
+        kinds.insert(int(rng.integers(1, n)), twins[0])
+    kinds = kinds[:n]
+    if len(kinds) < n:
+        raise ValueError(f"setting {setting.name} has too few distinct kinds for {n} objects")
+    out: list[tuple[str, int]] = []
+    for kind in kinds:
+        taken = [model(k, v).color for k, v in out if k == kind]
+        pool = [
+            v
+            for v in _pool(setting, kind, ground)
+            if all(_contrast(model(kind, v).color, c) >= SHARED_CONTRAST for c in taken)
+        ]
+        if not pool:
+            raise Reject(f"no {kind} stands out from the floor")
+        out.append((kind, pool[int(rng.integers(len(pool)))]))
+    twice = {k for k in kinds if kinds.count(k) > 1}
+    return [(f"{model(k, v).color_name} {k}" if k in twice else k, k, v) for k, v in out]
+
+
+@lru_cache(maxsize=1024)
+def _pool(setting: Setting, kind: str, ground: tuple[RGB, RGB]) -> tuple[int, ...]:
+    """The variants of ``kind`` used in ``setting`` on ``ground``: at most ``VARIANT_POOL`` of the first
+    ``VARIANT_SCAN``, narrow enough, and standing out from the floor."""
+    return tuple(
+        v
+        for v in variants(kind)[:VARIANT_SCAN]
+        if _stands_out(kind, v, ground) and max(model(kind, v).extents[:2]) <= setting.max_width * setting.tile
+    )[:VARIANT_POOL]
+
+
+def _twin(kind: str, pool: tuple[int, ...]) -> bool:
+    """Whether two variants in ``pool`` differ enough in colour to be told apart by name."""
+    colors = [model(kind, v).color for v in pool]
+    return any(_contrast(a, b) >= SHARED_CONTRAST for i, a in enumerate(colors) for b in colors[i + 1 :])
+
+
+def _stands_out(kind: str, variant: int, ground: tuple[RGB, RGB]) -> bool:
+    """Every part that makes up a sixth or more of the object's surface differs in colour from the floor and from
+    its tile lines."""
+    parts = model(kind, variant).parts
+    total = sum(p.mesh.area for p in parts)
+    return all(_contrast(p.color, c) >= MIN_CONTRAST for p in parts if p.mesh.area >= total / 6 for c in ground)
+
+
+def _contrast(a: Sequence[int], b: Sequence[int]) -> int:
+    return max(abs(int(x) - int(y)) for x, y in zip(a, b, strict=True))
+
+
+def height_of(rng: np.random.Generator, kind: str, variant: int) -> float:
+    """A real height for the object: its variant's height, give or take 10%."""
+    return float(model(kind, variant).height * rng.uniform(0.9, 1.1))
+
+
+# -- geometry checks before anything is drawn ---------------------------------------------------------------------
+def in_view(box: tuple[float, float, float, float], size: int, margin: float = EDGE_PX) -> bool:
+    x0, y0, x1, y1 = box
+    return x0 >= margin and y0 >= margin and x1 <= size - margin and y1 <= size - margin
+
+
+def _apart(a: tuple[float, ...], b: tuple[float, ...], gap: float = 2 * NEAR_PX + 2) -> bool:
+    return not (a[0] - gap < b[2] and b[0] - gap < a[2] and a[1] - gap < b[3] and b[1] - gap < a[3])
+
+
+class Layout:
+    """Objects placed one by one in a clip: each new one whole in the frame and apart from the others in every
+    shown frame (times ``shown``), and never touching another during the clip (times ``clip``)."""
+
+    def __init__(self, shot: Shot, shown: Sequence[float], clip: Sequence[float], size: int):
+        self.shown, self.clip, self.size = list(shown), list(clip), size
+        self.views = [np.linalg.inv(shot.camera(t).pose()) for t in self.shown]
+        self.focal = 1.0 / math.tan(shot.yfov / 2)
+        self.props: list[Prop] = []
+        self._boxes: list[list[tuple[float, float, float, float]]] = []
+
+    def box(self, prop: Prop, k: int) -> tuple[float, float, float, float]:
+        """Pixel box of the prop's bounding box corners in shown frame ``k`` (unclipped)."""
+        corners = prop.placed(self.shown[k]).corners()
+        cam = corners @ self.views[k][:3, :3].T + self.views[k][:3, 3]
+        depth = -cam[:, 2]
+        if (depth <= 0.05).any():
+            return (-1e9, -1e9, 1e9, 1e9)
+        x = (cam[:, 0] * self.focal / depth + 1) * self.size / 2
+        y = (1 - cam[:, 1] * self.focal / depth) * self.size / 2
+        return float(x.min()), float(y.min()), float(x.max()), float(y.max())
+
+    def add(self, prop: Prop) -> bool:
+        """Place ``prop`` if it fits; whether it did."""
+        r = prop.radius
+        for other in self.props:
+            reach = 1.15 * (r + other.radius)
+            if any(math.dist(prop.at(t), other.at(t)) <= reach for t in self.clip):
+                return False
+        boxes = []
+        for k in range(len(self.shown)):
+            box = self.box(prop, k)
+            if not in_view(box, self.size) or not all(_apart(box, b[k]) for b in self._boxes):
+                return False
+            boxes.append(box)
+        self.props.append(prop)
+        self._boxes.append(boxes)
+        return True
+
+
+# -- filming and measuring ----------------------------------------------------------------------------------------
+def tile_lines(setting: Setting, ground_line: RGB, center: tuple[float, float]) -> tuple[Object3D, ...]:
+    """Thin raised strips every ``tile`` metres, ``setting.mat`` tiles each way from the tile corner nearest
+    ``center``: the grid a person counts to measure distances on the floor."""
+    t, m = setting.tile, setting.mat
+    cx, cy = round(center[0] / t) * t, round(center[1] / t) * t
+    span, width = 2 * m * t, setting.line_width * t
+    lines = []
+    for k in range(-m, m + 1):
+        lines.append(Object3D(f"tile line x{k}", "box", (width, span, 0.002 * t / 0.1), ground_line, (cx + k * t, cy)))
+        lines.append(Object3D(f"tile line y{k}", "box", (span, width, 0.002 * t / 0.1), ground_line, (cx, cy + k * t)))
+    return tuple(lines)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """Everything that is the same in every frame of a clip but the objects: floor colour, tile lines, camera."""
+
+    setting: Setting
+    ground: RGB
+    lines: tuple[Object3D, ...]
+    shot: Shot
+
+
+@dataclass
+class Frame:
+    """One extracted frame: the decoded image, when it was taken, the camera, and each object's blob in it."""
+
+    image: np.ndarray
+    time: float
+    camera: Camera
+    blobs: list[Blob]
+
+    def calibration(self, size: int) -> dict[str, Any]:
+        c = self.camera
+        return {
+            "eye": [round(v, 5) for v in c.eye],
+            "target": [round(v, 5) for v in c.target],
+            "yfov": round(c.yfov, 6),
+            "size": size,
+        }
+
+
+def film(
+    shoot: Any, size: int, props: Sequence[Prop], stage: Stage, n_frames: int, fps: int, indices: Sequence[int]
+) -> list[Frame]:
+    """Render frames ``0 .. n_frames - 1`` of the clip, encode them with ``shoot(frames, indices)`` (see
+    :class:`mirforge.generators.sequential.clips.Filming`), and measure every prop in the decoded frames at
+    ``indices``. Rejects a frame where a prop is not clearly found."""
+    renderer = gl.renderer(size)
+    frames, id_maps = [], {}
+    for f in range(n_frames):
+        t = f / fps
+        scene = Scene3D(tuple(p.placed(t) for p in props) + stage.lines, ground_color=stage.ground)
+        view = renderer.views(scene, [stage.shot.camera(t)], seg=f in indices)[0]
+        frames.append(view.rgb)
+        if f in indices:
+            id_maps[f] = view.ids
+    decoded = shoot(frames, list(indices))
+    plate_scene = Scene3D(stage.lines, ground_color=stage.ground)
+    plates: dict[float, np.ndarray] = {}
+    out = []
+    for f, image in zip(indices, decoded, strict=True):
+        t = f / fps
+        key = t if stage.shot.moving else 0.0
+        cam = stage.shot.camera(t)
+        if key not in plates:
+            plates[key] = renderer.views(plate_scene, [cam], seg=False)[0].rgb
+        blobs = locate(image, plates[key], id_maps[f], len(props))
+        out.append(Frame(image, t, cam, blobs))
+    return out
+
+
+def locate(decoded: np.ndarray, plate: np.ndarray, ids: np.ndarray, n: int) -> list[Blob]:
+    """Each object's blob in a decoded frame: the foreground (decoded vs the empty floor) within ``NEAR_PX`` of its
+    id pixels, which only say which object a blob is. Rejects an object that is small, cut by the frame's border,
+    hidden, or not clearly apart from the floor."""
+    diff = np.abs(decoded.astype(np.int16) - plate.astype(np.int16)).max(axis=2) > FOREGROUND_DIFF
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * NEAR_PX + 1, 2 * NEAR_PX + 1))
+    close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    cores = [(ids == i + 1) for i in range(n)]
+    reach = [cv2.dilate(c.astype(np.uint8), kernel) > 0 for c in cores]
+    blobs = []
+    for i, core in enumerate(cores):
+        count = int(core.sum())
+        if count < MIN_PIXELS:
+            raise Reject("an object is too small or hidden in a frame")
+        others = np.zeros_like(core)
+        for j, r in enumerate(reach):
+            if j != i:
+                others |= r
+        if (reach[i] & others).any():
+            raise Reject("two objects touch in a frame")
+        # closing fills the tile lines an object hides where its colour is close to theirs
+        mask = cv2.morphologyEx((diff & reach[i]).astype(np.uint8), cv2.MORPH_CLOSE, close) > 0
+        blob = blob_from_mask(mask & reach[i], MIN_PIXELS)
+        if blob is None or blob.pixels < MIN_FOUND * count:
+            raise Reject("an object is not clearly apart from the floor in a decoded frame")
+        x0, y0, x1, y1 = blob.box
+        h, w = ids.shape
+        if x0 <= 0 or y0 <= 0 or x1 >= w or y1 >= h:
+            raise Reject("an object is cut by the frame's border")
+        blobs.append(blob)
+    return blobs
+
+
+# -- from pixels to the floor --------------------------------------------------------------------------------------
+def camera_of(calibration: dict[str, Any]) -> Camera:
+    return Camera(eye=tuple(calibration["eye"]), target=tuple(calibration["target"]), yfov=calibration["yfov"])
+
+
+def pixel_ray(cam: Camera, size: int, x: float, y: float) -> tuple[np.ndarray, np.ndarray]:
+    """Origin and direction (world) of the ray through pixel position (x, y)."""
+    f = 1.0 / math.tan(cam.yfov / 2)
+    ndc = np.array([2 * x / size - 1, 1 - 2 * y / size])
+    pose = cam.pose()
+    direction = pose[:3, :3] @ np.array([ndc[0] / f, ndc[1] / f, -1.0])
+    return pose[:3, 3], direction
+
+
+def floor_at(cam: Camera, size: int, x: float, y: float, z: float = 0.0) -> tuple[float, float]:
+    """Where the ray through pixel (x, y) meets the horizontal plane at height ``z``."""
+    origin, direction = pixel_ray(cam, size, x, y)
+    if direction[2] >= -1e-9:
+        raise Reject("a measured point lies above the horizon")
+    s = (z - origin[2]) / direction[2]
+    return float(origin[0] + s * direction[0]), float(origin[1] + s * direction[1])
+
+
+def standing_height(cam: Camera, size: int, blob: Blob) -> float:
+    """How tall an object standing on the floor must be to reach from its blob's bottom row to its top row."""
+    x = blob.centroid[0]
+    base = np.array([*floor_at(cam, size, x, blob.box[3]), 0.0])
+    pose_inv = np.linalg.inv(cam.pose())
+    a = pose_inv[:3, :3] @ base + pose_inv[:3, 3]
+    b = pose_inv[:3, 2]  # the camera-frame image of the world's up axis
+    f = 1.0 / math.tan(cam.yfov / 2)
+    top = 1 - 2 * blob.box[1] / size  # ndc y of the top row
+    denom = top * b[2] + f * b[1]
+    if abs(denom) < 1e-9:
+        return 0.0
+    return max(0.0, float(-(top * a[2] + f * a[1]) / denom))
+
+
+def on_floor(blobs: Sequence[Blob], cameras: Sequence[Camera], size: int) -> list[tuple[float, float]]:
+    """One object's positions on the floor, from its blobs in frames filmed by ``cameras``: each centroid carried
+    to the plane at ``CENTROID_HEIGHT`` of the height its silhouette reaches above the floor (the median over the
+    frames: one object, one height, so a row of rounding in one frame does not move it)."""
+    heights = [standing_height(cam, size, b) for b, cam in zip(blobs, cameras, strict=True)]
+    z = CENTROID_HEIGHT * float(np.median(heights))
+    return [floor_at(cam, size, b.centroid[0], b.centroid[1], z) for b, cam in zip(blobs, cameras, strict=True)]
