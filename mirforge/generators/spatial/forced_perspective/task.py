@@ -1,26 +1,33 @@
 """forced_perspective: true size when apparent size lies, by chaining reference objects across images.
 
 MIR's example: "Is the hand or the tower in <image> bigger? Assume the car in <image> is the same size as in
-<image>." Here a chain of everyday objects (coloured primitives from a small catalogue; their real heights are drawn
-at random, independently of what they are, so world knowledge cannot answer) is photographed two at a time: Image 1
-shows O0 with O1, Image 2 the same O1 with O2, and so on. Within one image the two objects stand at different
-distances, usually with the smaller one nearer so that it looks bigger (forced perspective), and every image is
-taken at its own unknown scale. The question asks how the real height of the last object compares with the first.
-Only the chain answers it: in each image the real height ratio is (pixel height x distance) of one object over the
-other's, and the ratios multiply along the chain.
+<image>." Here a chain of everyday objects from the catalogue is photographed two at a time: Image 1 shows O0 with
+O1, Image 2 the same O1 with O2, and so on. Each photo is taken by a level camera from its own height and distance,
+on a patterned floor that reaches the horizon (``floor.py``); within a photo the two objects stand at different
+distances, often the smaller one nearer so that it looks bigger (forced perspective). The question asks how the
+real height of the last object compares with the first.
 
-The options are height ratios, 25% or more apart (``option_gap``): the true ratio, the apparent-size answer (pixel
-heights compared across the first and the last image), and other ratios of the same kind (random, not computed),
-one of the options offered with its inverse (the answer as often as its fair share). A text-only guesser must not
-tell them apart, so every option's ratio is drawn the same way (sizes spread over [sqrt(gap), MAX_RATIO] and handed
-to the kinds at random, directions by coin flip) and the scene is built to match: the chain's heights are pinned to
-the true ratio, and the first and the last object are photographed at pixel heights whose ratio is the apparent
-one. (Distractors computed from the scene's own mistakes, such as chaining pixel heights without distances, had
-their own size distributions, and a text-only classifier learned to avoid them: 40% on four options.) The verifier
-measures each object's pixel height from its segmentation mask and its distance as the median of the depth buffer
-over its mask, estimates its size as pixel height x depth / focal length, multiplies the within-image ratios along
-the chain and picks the option nearest in log ratio, rejecting the scene unless it lies well inside half the option
-gap.
+What can be seen answers it. A level camera's horizon is at the camera's height, so the part of an object below the
+horizon line is exactly as tall as the camera is high: an object's pixel height over the pixels from its base up
+to the horizon is its real height in camera heights. Within one photo the camera height is shared, so the ratio of
+those two numbers is the ratio of the objects' real heights; the ratios multiply along the chain. The base of the
+nearer object is lower in the picture, which the steps point out, but no distance is needed.
+
+Objects have their real heights: every object's height is drawn within its style's real range (a pillar candle is
+10 to 20 cm), so the pictures look right. World knowledge alone must still not answer, so the four options are four
+independent draws of the same thing, the last object's height over the first's with both drawn from their real
+ranges, at least ``option_gap`` apart, and the scene's heights are those of the first draw: the options are
+exchangeable, and a guesser who knows every object's range is at chance. The apparent-size option (the pixel
+heights of the first and the last object compared across their photos) is one of the options chosen at random,
+so it is right as often as any option: the photos are built to show it.
+
+Every image is needed (``consistent``): with one photo hidden, its ratio is known only from the two objects' real
+ranges, and the chain's objects are chosen so that this range leaves at least two options open; the verifier
+rejects a chain where it does not.
+
+The verifier reads only the pixels: the horizon row where the sky meets the floor, each object's pixel box, its
+height and its base's distance below the horizon, and picks the option nearest the product in log ratio,
+rejecting the scene unless it lies well inside half the option gap.
 """
 
 from __future__ import annotations
@@ -28,118 +35,174 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache
 from typing import Any, TypeVar
 
 import numpy as np
 
 from mirforge import LETTERS
 from mirforge.errors import Reject
-from mirforge.generators.spatial.multiview import in_frame, measure_view, projected_box
-from mirforge.render.scene3d import PALETTE, Camera, Object3D, Scene3D
+from mirforge.generators.spatial.forced_perspective.floor import Floor, draw_floor, horizon_row, paint
+from mirforge.generators.spatial.multiview import projected_box
+from mirforge.render.objects import describe, model
+from mirforge.render.objects.place import place as place_object
+from mirforge.render.scene3d import Camera, Object3D, Scene3D
 from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
 T = TypeVar("T")
-YFOV = math.pi / 4
+YFOV = math.radians(30)  # a longer lens: objects stand far relative to their own depth, so heights read cleanly
 MAX_IMAGES = 6
-MAX_LINK_RATIO = 3.2  # real height ratio of the two objects of one image, at most
-MAX_RATIO = 4.0  # every option's ratio lies between 1 / MAX_RATIO and MAX_RATIO (pixel heights can show it)
-MAX_PX = 300.0  # tallest an object may look in an image
+MAX_LINK = 3.5  # the two objects of one photo: the taller at most this many times the shorter, whatever their draws
+MIN_LINK_SPREAD = 1.8  # the real ranges of two neighbours leave their ratio open by at least this factor
+MIN_BELOW_PX = 40  # an object's base at least this far below the horizon (its height reads to about 2%)
+PAD = 10  # pixels kept free at the image's edges
+MIN_PX, MAX_PX = 70.0, 380.0  # pixel heights the apparent-size option may compare
 SAME = math.log(1.1)  # ratios within 10% of 1 read "about the same height"
-SHOT_TRIES = 25  # placements tried per image before the chain is drawn again
-CHAIN_TRIES = 10  # chains (items, heights, shots) tried for one set of options before the options are drawn again
-CAM_Y = -8.0  # cameras stand here and look along +y, so objects up to 24 units away stay on the 40 x 40 ground
+MUCH_NEARER = 1.8  # "much nearer": its base at least this many times farther below the horizon
+NEARER = 1.15  # "nearer": at least this; below it the two stand "at about the same distance"
+TALLER_LOOK = 1.05  # "looks taller": at least 5% more pixels
+MEASURE_TOL = 0.4  # the measured ratio must lie within this share of the option gap (in log) of an option
+SAMPLE_TRIES = 6  # chains and option sets drawn for one family before the attempt is rejected
+HEIGHT_TRIES = 40  # height draws tried for one chain and set of options
+SHOT_TRIES = 40  # camera heights and placements tried per photo before the chain is drawn again
+CHAIN_TRIES = 10  # chains tried for one draw of kinds and options
+ENDS = math.log(1.03)  # options keep 3% from the extreme ratios the real ranges allow
+VARIANTS = 4  # variants drawn per kind (the first variants show every style)
 
 
-@dataclass(frozen=True)
-class Item:
-    noun: str
-    shape: str
-    color: str
-    height: float  # cm
-    width: float  # cm
-    depth: float  # cm
-
-    @property
-    def aspect(self) -> float:
-        """Width over height as the camera sees it (the narrow side faces the camera)."""
-        return min(self.width, self.depth) / self.height
-
-
-CATALOGUE: tuple[Item, ...] = (
-    Item("can", "cylinder", "red", 12, 6.6, 6.6),
-    Item("mug", "cylinder", "blue", 10, 9, 9),
-    Item("toy truck", "box", "yellow", 11, 22, 10),
-    Item("table lamp", "cone", "green", 45, 28, 28),
-    Item("bottle", "capsule", "cyan", 30, 8, 8),
-    Item("ball", "sphere", "pink", 22, 22, 22),
-    Item("cardboard box", "box", "brown", 30, 40, 35),
-    Item("traffic cone", "cone", "orange", 70, 40, 40),
-    Item("trash bin", "cylinder", "gray", 70, 45, 45),
-    Item("globe", "sphere", "cyan", 34, 34, 34),
-    Item("thermos", "capsule", "purple", 28, 9, 9),
-    Item("cabinet", "box", "purple", 100, 55, 45),
-    Item("flower pot", "cylinder", "orange", 20, 18, 18),
-    Item("stool", "cylinder", "brown", 45, 35, 35),
-)
-
-
-NARROW = tuple(it for it in CATALOGUE if it.aspect <= 0.8)
+# catalogue kinds per family and the floor they stand on; kinds whose silhouette top is not above their base front
+# (tables, kettles, teapots, buckets with handles, candles with flames) read their height less exactly and are left out
+FAMILIES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "living_room": (
+        "boards",
+        (
+            "chair",
+            "stool",
+            "cabinet",
+            "bookshelf",
+            "floor lamp",
+            "table lamp",
+            "trash bin",
+            "suitcase",
+            "flower pot",
+            "vase",
+            "cardboard box",
+            "teddy bear",
+            "globe",
+            "ball",
+        ),
+    ),
+    "street": (
+        "paving",
+        (
+            "traffic cone",
+            "fire hydrant",
+            "trash bin",
+            "suitcase",
+            "cardboard box",
+            "flower pot",
+            "ball",
+            "stool",
+            "chair",
+            "bookshelf",
+        ),
+    ),
+    "kitchen": (
+        "tiles",
+        (
+            "vase",
+            "bottle",
+            "glass",
+            "jar",
+            "can",
+            "mug",
+            "cup",
+            "thermos",
+            "pencil cup",
+            "alarm clock",
+            "wine glass",
+            "wine bottle",
+            "flower pot",
+            "cereal box",
+        ),
+    ),
+    "playroom": (
+        "mat",
+        ("teddy bear", "ball", "rubber duck", "globe", "cardboard box", "cup", "alarm clock", "jar", "vase", "mug"),
+    ),
+}
+FLOOR_WORDS = {
+    "boards": "wooden floor",
+    "paving": "paved square",
+    "tiles": "tiled floor",
+    "mat": "foam play mat",
+}
+BACK_FACING = frozenset({"chair"})  # turned away from the camera, so the top of the backrest is its nearest top
 
 
 @dataclass
 class ForcedPerspectiveConfig(TaskConfig):
+    families: tuple[str, ...] = tuple(FAMILIES)  # the scene families drawn from, equally often
+    family: str = ""  # one family only (empty: every family in ``families``)
     images_per_level: tuple[int, ...] = per_level(3, 4, 6)  # chain links; the chain has one more object than images
-    option_gap: tuple[float, ...] = per_level(1.6, 1.4, 1.25)  # options differ by at least this factor
-    misleading: tuple[float, ...] = per_level(0.5, 0.7, 0.85)  # share of images where the smaller looks bigger
-    size_jitter: float = 0.15  # link ratios drawn within MAX_LINK_RATIO ** (1 / (1 + size_jitter)), then shifted
-    min_height_px: int = 60
-    max_tries: int = 100
+    option_gap: tuple[float, ...] = per_level(1.5, 1.35, 1.25)  # options differ by at least this factor
+    misleading: tuple[float, ...] = per_level(0.5, 0.7, 0.85)  # share of photos where the smaller looks bigger
+    max_tries: int = 60
 
     def validate(self) -> None:
         super().validate()
+        known = ", ".join(FAMILIES)
+        ensure(len(self.families) > 0, "families", f"name at least one family: {known}")
+        for name in self.families:
+            ensure(name in FAMILIES, "families", f"unknown family {name!r}; families: {known}")
+        ensure(self.family in ("", *FAMILIES), "family", f"unknown family {self.family!r}; families: {known}")
         ensure(
             all(2 <= n <= MAX_IMAGES for n in self.images_per_level),
             "images_per_level",
             f"each count must be 2 to {MAX_IMAGES} (longer chains compound measurement error past the option gap)",
         )
-        ensure(all(g >= 1.25 for g in self.option_gap), "option_gap", "must be at least 1.25 (options 25% apart)")
-        sizes = self.n_options - (self.n_options >= 4)  # distinct |log ratio| among the options
-        widest = MAX_RATIO ** (1 / (sizes - 0.5))
-        ensure(
-            all(g <= widest + 1e-9 for g in self.option_gap),
-            "option_gap",
-            f"must be at most {widest:.2f} with {self.n_options} options (their ratios, this far apart, must fit "
-            f"between 1/{MAX_RATIO:g} and {MAX_RATIO:g})",
-        )
+        ensure(all(1.2 <= g <= 1.8 for g in self.option_gap), "option_gap", "each gap must be between 1.2 and 1.8")
+        ensure(self.n_options == 4, "n_options", "must be 4")
         ensure(all(0 <= m <= 1 for m in self.misleading), "misleading", "shares must be between 0 and 1")
-        ensure(0 <= self.size_jitter < 0.5, "size_jitter", "must be in [0, 0.5)")
-        tallest = int(MAX_PX / MAX_RATIO / 1.1)
-        ensure(
-            40 <= self.min_height_px <= tallest,
-            "min_height_px",
-            f"must be between 40 and {tallest} (the apparent-size option needs one object up to {MAX_RATIO:g} times "
-            f"taller than another within {MAX_PX:g} px)",
-        )
+
+    def chosen(self) -> tuple[str, ...]:
+        return (self.family,) if self.family else self.families
+
+
+@dataclass(frozen=True)
+class Item:
+    """A catalogue object as a chain member: its kind, variant and the real height range of its style (metres)."""
+
+    kind: str
+    variant: int
+    low: float
+    high: float
+
+    @property
+    def spread(self) -> float:
+        return self.high / self.low
 
 
 @dataclass(frozen=True)
 class Shot:
-    """One image: two chain objects (earlier, later) and its camera, at the image's own scale."""
+    """One photo: two chain objects (earlier, later), the camera's height (metres) and the floor. World units are
+    camera heights: the camera's eye is at (0, 0, 1) looking along +y."""
 
     objects: tuple[Object3D, Object3D]
-    camera: Camera
-    pitch: float  # radians the camera looks down (its calibration, like the focal length)
+    camera_m: float
+    floor: Floor
     misleading: bool
 
 
 @dataclass(frozen=True)
 class Scene:
-    chain: tuple[str, ...]  # object nouns, O0 .. On
-    heights: tuple[float, ...]  # real heights in cm
+    family: str
+    chain: tuple[Item, ...]  # O0 .. On
+    heights: tuple[float, ...]  # real heights in metres
     shots: tuple[Shot, ...]
     gap: float
-    options: tuple[tuple[str, float], ...]  # (kind, ratio) of every option, the truth first, the apparent second
+    values: tuple[float, ...]  # the options' ratios (last over first), the truth first
+    apparent: int  # which option the pixel heights of the first and the last object show
 
 
 class ForcedPerspective(Task):
@@ -155,164 +218,163 @@ class ForcedPerspective(Task):
 
     def knobs(self, level: int) -> dict[str, Any]:
         c = self.config
-        n = c.images_per_level[level - 1]
+        i = self.levels.index(level)
+        n = c.images_per_level[i]
         return {
+            "families": list(c.chosen()),
             "n_images": n,
             "chain_length": n + 1,
-            "option_gap": c.option_gap[level - 1],
-            "misleading": c.misleading[level - 1],
+            "option_gap": c.option_gap[i],
+            "misleading": c.misleading[i],
         }
+
+    def scene_knobs(self, scene: Scene) -> dict[str, Any]:
+        return {"family": scene.family}
 
     # -- scene and question ---------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, level: int) -> Scene:
         k = self.knobs(level)
-        n = k["n_images"]
-        plan = _option_plan(rng, self.config.n_options, k["option_gap"])
-        (_, truth), (_, apparent) = plan[:2]
+        families = k["families"]
+        family = families[int(rng.integers(len(families)))]
+        # the family is drawn once per attempt and kept while its chains are drawn again: families that are harder
+        # to photograph would otherwise be drawn less often
+        return _retry(SAMPLE_TRIES, lambda: self._sample(rng, level, family))
 
-        def chain() -> Scene:
-            items = _chain(rng, n + 1)
-            heights = _heights(rng, n + 1, truth, self.config.size_jitter)
-            shots = self._shots(rng, items, heights, apparent, k["misleading"])
-            return Scene(tuple(it.noun for it in items), heights, shots, float(k["option_gap"]), plan)
+    def _sample(self, rng: np.random.Generator, level: int, family: str) -> Scene:
+        k = self.knobs(level)
+        n, gap = k["n_images"], k["option_gap"]
+        chain = _chain(rng, FAMILIES[family][1], n + 1, gap)
+        first, last = chain[0], chain[-1]
+        ratios = _option_values(rng, first, last, gap)
+        truth = int(rng.integers(len(ratios)))
+        values = (ratios[truth], *ratios[:truth], *ratios[truth + 1 :])  # the truth first
+        showable = [i for i, v in enumerate(values) if abs(math.log(v)) <= math.log(MAX_PX / MIN_PX) - 0.05]
+        if not showable:
+            raise Reject("no option can be shown by pixel heights")
+        apparent = showable[int(rng.integers(len(showable)))]
+        heights = _retry(HEIGHT_TRIES, lambda: _heights(rng, chain, values, gap, self.requires_needed(level)))
 
-        # a chain that cannot be photographed is drawn again with the same options: rejecting the options instead
-        # would make some (a large apparent ratio) rarer than others
-        return _retry(CHAIN_TRIES, chain)
+        def photograph() -> Scene:
+            shots = self._shots(rng, family, chain, heights, values[apparent], k["misleading"])
+            return Scene(family, chain, heights, shots, float(gap), values, apparent)
+
+        return _retry(CHAIN_TRIES, photograph)
 
     def _shots(
-        self, rng: np.random.Generator, items: list[Item], heights: tuple[float, ...], apparent: float, share: float
+        self,
+        rng: np.random.Generator,
+        family: str,
+        chain: tuple[Item, ...],
+        heights: tuple[float, ...],
+        apparent: float,
+        share: float,
     ) -> tuple[Shot, ...]:
-        """One shot per link; the first object in the first shot and the last in the last are pinned to pixel
-        heights ``apparent`` apart (``validate`` keeps MAX_RATIO within the pixel range)."""
-        lo, hi = self.px_range
-        first_px = float(rng.uniform(max(lo, lo / apparent), min(hi, hi / apparent)))
-        pinned = {0: (0, first_px), len(items) - 2: (1, apparent * first_px)}
+        """One photo per link. The first object in the first photo and the last in the last are pinned to pixel
+        heights ``apparent`` apart."""
+        lo, hi = max(MIN_PX, MIN_PX / apparent), min(MAX_PX, MAX_PX / apparent)
+        first_px = float(rng.uniform(lo, hi))
+        n = len(chain) - 1
+        pinned = {0: (0, first_px), n - 1: (1, apparent * first_px)}
+        if n == 1:
+            pinned = {}
+        pattern = FAMILIES[family][0]
         return tuple(
             _retry(
                 SHOT_TRIES,
-                partial(self._shot, rng, (items[i], items[i + 1]), (heights[i], heights[i + 1]), share, pinned.get(i)),
+                lambda i=i: self._shot(
+                    rng, (chain[i], chain[i + 1]), (heights[i], heights[i + 1]), share, pinned.get(i), pattern
+                ),
             )
-            for i in range(len(items) - 1)
+            for i in range(n)
         )
-
-    @property
-    def px_range(self) -> tuple[float, float]:
-        """Pixel heights an object may have in an image: measurable, and inside the frame."""
-        return self.config.min_height_px * 1.1, MAX_PX
 
     def _shot(
         self,
         rng: np.random.Generator,
         pair: tuple[Item, Item],
-        cm: tuple[float, float],
+        metres: tuple[float, float],
         misleading_share: float,
         fixed: tuple[int, float] | None,
+        pattern: str,
     ) -> Shot:
-        """Two objects photographed at chosen pixel heights; ``fixed`` pins one object's pixel height (the first
-        and the last object of the chain carry the apparent-size option between them)."""
+        """Two objects photographed by a level camera, below both their tops, at chosen pixel heights."""
         size, f = self.image_size, self.focal
-        big = 0 if cm[0] >= cm[1] else 1
-        misleading = bool(rng.uniform() < misleading_share) and abs(math.log(cm[0] / cm[1])) > SAME
-        lo, hi = self.px_range
+        half = size / 2 - PAD
+        camera_m = float(rng.uniform(0.3, 0.85)) * min(metres)
+        tall = [m / camera_m for m in metres]  # heights in camera heights
 
-        def ratios(misleading: bool) -> tuple[float, float]:
-            """Range of r, the smaller object's pixel height over the bigger one's (above 1: it stands nearer),
-            narrowed to keep the other object's pixel height in range when one is pinned."""
-            r_lo, r_hi = (1.15, 1.8) if misleading else (0.9 * cm[1 - big] / cm[big], 2.0 * cm[1 - big] / cm[big])
-            if fixed is None:
-                return r_lo, r_hi
-            pinned, p = fixed
-            if pinned == big:
-                return max(r_lo, lo / p), min(r_hi, hi / p)
-            return max(r_lo, p / hi), min(r_hi, p / lo)
+        def px_range(i: int) -> tuple[float, float]:
+            """Pixel heights that keep the base at least MIN_BELOW_PX below the horizon and the object in frame."""
+            top = half / (1 - 1 / tall[i]) if tall[i] > 1 else math.inf
+            return MIN_BELOW_PX * tall[i], min(half * tall[i], top, MAX_PX * 1.2)
 
-        r_lo, r_hi = ratios(misleading)
-        if misleading and r_lo >= r_hi:  # a pinned object near the pixel limits cannot mislead here
-            misleading = False
-            r_lo, r_hi = ratios(False)
-        if r_lo >= r_hi:
-            raise Reject("an object would look too small or too large")
-        r = float(rng.uniform(r_lo, r_hi))
-        pinned, pinned_px = fixed or (1 - big if r >= 1 else big, float(rng.uniform(90, 160)))  # or the bigger-looking
+        big = 0 if metres[0] >= metres[1] else 1
+        small = 1 - big
+        misleading = bool(rng.uniform() < misleading_share) and abs(math.log(metres[0] / metres[1])) > SAME
+        rho = metres[big] / metres[small]
+        ratio = float(rng.uniform(1.1, 1.8)) if misleading else float(rng.uniform(0.6 / rho, 0.93))
+        # ratio: the smaller object's pixel height over the bigger one's
+        ranges = [px_range(0), px_range(1)]
         px = [0.0, 0.0]
-        px[pinned] = pinned_px
-        px[1 - pinned] = pinned_px * r if pinned == big else pinned_px / r
-        if min(px) < lo or max(px) > hi:
+        if fixed is not None:
+            i, value = fixed
+            px[i] = value
+            px[1 - i] = value * ratio if i == big else value / ratio
+        else:
+            b_lo = max(ranges[big][0], ranges[small][0] / ratio)
+            b_hi = min(ranges[big][1], ranges[small][1] / ratio)
+            if b_lo >= b_hi:
+                raise Reject("no pixel heights frame both objects")
+            px[big] = float(rng.uniform(b_lo, b_hi))
+            px[small] = px[big] * ratio
+        if any(not ranges[i][0] <= px[i] <= ranges[i][1] for i in range(2)):
             raise Reject("an object would look too small or too large")
-        depth_cm = [f * cm[i] / px[i] for i in range(2)]
-        unit = min(depth_cm) / float(rng.uniform(2.5, 4.0))  # cm per world unit: the image's own, unknown scale
-        h = [c / unit for c in cm]
-        depth = [d / unit for d in depth_cm]
-        pitch = math.radians(float(rng.uniform(6, 12)))
-        cam_h = float(rng.uniform(*_camera_heights(h, [d / math.cos(pitch) for d in depth], pitch, size / 2 / f)))
-        camera = Camera(eye=(0.0, CAM_Y, cam_h), target=(0.0, CAM_Y + 10.0, cam_h - 10.0 * math.tan(pitch)), yfov=YFOV)
-        xs = [0.0, 0.0]  # world x of the objects, centred until their widths in pixels are known
-        yaws = [float(rng.uniform(-0.4, 0.4)) if item.shape == "box" else 0.0 for item in pair]
 
-        def stand(i: int) -> Object3D:
-            s = cm[i] / pair[i].height / unit  # scale of this object in world units per catalogue cm
-            narrow, wide = sorted((pair[i].width, pair[i].depth))  # the narrow side faces the camera
-            return Object3D(
-                name=pair[i].noun,
-                shape=pair[i].shape,
-                size=(narrow * s, wide * s, pair[i].height * s),
-                color=PALETTE[pair[i].color],
-                position=(xs[i], CAM_Y + depth[i] / math.cos(pitch)),
-                yaw=yaws[i],
+        scale = [metres[i] / camera_m / model(pair[i].kind, pair[i].variant).height for i in range(2)]
+        extents = [np.array(model(p.kind, p.variant).extents) * s for p, s in zip(pair, scale, strict=True)]
+        front = [f * tall[i] / px[i] for i in range(2)]  # distance to each object's front face
+        depth = [front[i] + extents[i][1] / 2 for i in range(2)]
+        widths = [f * extents[i][0] / front[i] for i in range(2)]
+        centres = _side_by_side(widths, int(rng.integers(2)), np.sort(rng.uniform(0, 1, 2)), size)
+        objects = tuple(
+            place_object(
+                pair[i].kind,
+                pair[i].variant,
+                pair[i].kind,
+                ((centres[i] - size / 2) * depth[i] / f, depth[i]),
+                tall[i],
+                yaw=math.pi if pair[i].kind in BACK_FACING else 0.0,
             )
-
-        objects = [stand(0), stand(1)]
-        left, shares = int(rng.integers(2)), np.sort(rng.uniform(0, 1, 2))
-        for _ in range(4):  # move the objects until the pinned one looks as tall as asked and both stand in place
-            widths = [box[2] - box[0] for box in (projected_box(o, camera, size) for o in objects)]
-            centres = _side_by_side(widths, left, shares, size)
-            depth[pinned] *= _px_height(objects[pinned], camera, size) / pinned_px
-            for i in range(2):
-                x0, _, x1, _ = projected_box(stand(i), camera, size)
-                xs[i] += (centres[i] - (x0 + x1) / 2) / f * depth[i]
-            objects = [stand(0), stand(1)]
-        if max(depth) > 24:
-            raise Reject("an object would stand beyond the ground")
-        for o in objects:
-            if not in_frame(o, camera, size, pad=8):
+            for i in range(2)
+        )
+        camera = _camera()
+        boxes = [projected_box(o, camera, size) for o in objects]
+        for x0, y0, x1, y1 in boxes:
+            if x0 < PAD or y0 < PAD or x1 > size - PAD or y1 > size - PAD:
                 raise Reject("an object leaves the frame")
-        b0, b1 = (projected_box(o, camera, size) for o in objects)
-        if min(b0[2], b1[2]) - max(b0[0], b1[0]) > -6:
+        if min(boxes[0][2], boxes[1][2]) - max(boxes[0][0], boxes[1][0]) > -8:
             raise Reject("the two objects overlap in the image")
-        return Shot((objects[0], objects[1]), camera, pitch, misleading)
+        return Shot(objects, camera_m, draw_floor(rng, pattern, 1.0), misleading)  # type: ignore[arg-type]
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
-        first, last = scene.chain[0], scene.chain[-1]
-        px = [[_px_height(o, s.camera, self.image_size) for o in s.objects] for s in scene.shots]
-        pictured = {"truth": scene.heights[-1] / scene.heights[0], "apparent": px[-1][1] / px[0][0]}
-        chosen = []
-        for kind, value in scene.options:  # the planned ratios, with the truth and the apparent one as pictured
-            base = kind.removeprefix("inverse_")
-            if base in pictured:
-                value = pictured[base] if kind == base else 1 / pictured[base]
-            chosen.append((kind, value))
-        step = math.log(scene.gap)
-        for i, (_, v) in enumerate(chosen):
-            if any(1e-6 < abs(abs(math.log(v)) - abs(math.log(w))) < step for _, w in chosen[:i]):
-                raise Reject("the pictured apparent ratio moved too close to another option")
-        distractors = [chosen[1:][i] for i in rng.permutation(len(chosen) - 1)]
-        ordered = place(chosen[0], distractors, slot)
-        options = [_ratio_text(value, first, last) for _, value in ordered]
+        first, last = scene.chain[0].kind, scene.chain[-1].kind
+        order = [0, *(1 + int(i) for i in rng.permutation(len(scene.values) - 1))]
+        values = [scene.values[i] for i in order[1:]]
+        ordered = place(scene.values[0], values, slot)
+        kinds = place("truth", ["apparent" if i == scene.apparent else "other" for i in order[1:]], slot)
+        if scene.apparent == 0:
+            kinds[slot] = "truth+apparent"
+        options = [_ratio_text(v, first, last) for v in ordered]
         if len(set(options)) != len(options):
             raise Reject("two options read the same")
-        text = _question_text(scene, rng)
         facts = {
-            "chain": list(scene.chain),
-            "values": [round(v, 4) for _, v in ordered],
-            "kinds": [kind for kind, _ in ordered],
+            "chain": [it.kind for it in scene.chain],
+            "priors": [[it.low, it.high] for it in scene.chain],
+            "values": [round(v, 4) for v in ordered],
+            "kinds": kinds,
             "gap": scene.gap,
-            "focal": self.focal,
-            "center": self.image_size / 2,
-            "pitch": [round(s.pitch, 6) for s in scene.shots],
-            "min_px": self.config.min_height_px,
         }
-        return Question(text=text, options=options, answer=slot, facts=facts)
+        return Question(text=_question_text(scene, rng), options=options, answer=slot, facts=facts)
 
     # -- rendering and verification ----------------------------------------------------------------------------
     def render(self, scene: Scene, question: Question) -> Rendered:
@@ -321,37 +383,66 @@ class ForcedPerspective(Task):
         r = renderer(self.image_size)
         images, measured, regions, layers = [], [], [], []
         for i, shot in enumerate(scene.shots):
-            (view,) = r.views(Scene3D(shot.objects), [shot.camera])
+            camera = _camera()
+            (view,) = r.views(Scene3D(shot.objects, ground=False), [camera])
+            rgb = paint(view.rgb, view.ids, shot.floor, shot.objects, camera.eye, self.focal)
             names = [o.name for o in shot.objects]
             layers.append(Layer(ids=view.ids, names=names, depth=view.depth))  # for a realism pass
-            seen = measure_view(view, names, 1)
-            for name, m in seen.items():
-                m.update(_extremes(view, names.index(name)))
-                m["height_px"] = m["box"][3] - m["box"][1]
-                regions.append(Region(i, name, m["box"]))
-            images.append(view.rgb)
+            horizon = horizon_row(rgb, view.ids)
+            seen: dict[str, Any] = {"horizon": horizon, "objects": {}}
+            for k, name in enumerate(names):
+                box = view.box(k)
+                if box is None:
+                    continue
+                seen["objects"][name] = {
+                    "box": box,
+                    "cx": (box[0] + box[2]) / 2,
+                    "height_px": box[3] - box[1],
+                    "below_px": None if horizon is None else box[3] - horizon,
+                }
+                regions.append(Region(i, name, box))
+            images.append(rgb)
             measured.append(seen)
         return Rendered(images=images, measured={"images": measured}, regions=regions, layers=layers)
 
     def verify(self, question: Question, rendered: Rendered) -> int:
+        fits = self.consistent(question, rendered, frozenset())
+        if len(fits) != 1:
+            raise Reject("the measured ratio is not close enough to exactly one option")
+        return next(iter(fits))
+
+    def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int]:
+        """Options within the measurement tolerance of the range the shown photos leave for the total ratio: a
+        hidden photo's ratio is known only from its two objects' real height ranges (``facts['priors']``)."""
         f = question.facts
-        ratio = _measured_ratio(f, rendered.measured)["total"]
-        dist = [abs(math.log(ratio / v)) for v in f["values"]]
-        best = int(np.argmin(dist))
-        if dist[best] > 0.4 * math.log(f["gap"]):
-            raise Reject("the measured ratio is not close enough to any option")
-        return best
+        lo = hi = 0.0  # log range of the total ratio
+        for i, seen in enumerate(rendered.measured["images"]):
+            if i in hidden:
+                (a_lo, a_hi), (b_lo, b_hi) = f["priors"][i], f["priors"][i + 1]
+                lo += math.log(b_lo / a_hi)
+                hi += math.log(b_hi / a_lo)
+                continue
+            link = math.log(_link(f["chain"][i], f["chain"][i + 1], seen))
+            lo += link
+            hi += link
+        tol = MEASURE_TOL * math.log(f["gap"])
+        return {k for k, v in enumerate(f["values"]) if lo - tol <= math.log(v) <= hi + tol}
 
     # -- reasoning steps ------------------------------------------------------------------------------------
     def step_facts(self, scene: Scene, question: Question, rendered: Rendered) -> dict[str, Any]:
         f = question.facts
         chain = f["chain"]
-        est = _measured_ratio(f, rendered.measured)
-        shots = []
+        shots, running = [], 1.0
         for i, seen in enumerate(rendered.measured["images"]):
             a, b = chain[i], chain[i + 1]
-            ma, mb = seen[a], seen[b]
-            link = est["links"][i]
+            ma, mb = seen["objects"][a], seen["objects"][b]
+            sa, sb = ma["height_px"] / ma["below_px"], mb["height_px"] / mb["below_px"]
+            link = sb / sa
+            running *= link
+            near, far = (a, b) if ma["below_px"] > mb["below_px"] else (b, a)
+            spread = max(ma["below_px"], mb["below_px"]) / min(ma["below_px"], mb["below_px"])
+            looks = max(ma["height_px"], mb["height_px"]) / min(ma["height_px"], mb["height_px"])
+            taller_look = a if ma["height_px"] > mb["height_px"] else b
             shots.append(
                 {
                     "image": i + 1,
@@ -359,31 +450,37 @@ class ForcedPerspective(Task):
                     "b": b,
                     "a_box": ma["box"],
                     "b_box": mb["box"],
+                    "horizon": seen["horizon"],
                     "a_px": ma["height_px"],
                     "b_px": mb["height_px"],
-                    "a_depth": f"{ma['depth']:.2f}",
-                    "b_depth": f"{mb['depth']:.2f}",
-                    "nearer": a if ma["depth"] < mb["depth"] else b,
-                    "looks_bigger": a if ma["height_px"] > mb["height_px"] else b,
-                    "really_bigger": b if link > 1 else a,
-                    "misleading": (ma["height_px"] > mb["height_px"]) != (link < 1),
-                    "a_size": f"{_size(ma, f, f['pitch'][i]):.2f}",
-                    "b_size": f"{_size(mb, f, f['pitch'][i]):.2f}",
-                    "link": f"{link:.2f}",
-                    "link_text": _ratio_text(link, a, b),
-                    "running": f"{est['running'][i]:.2f}",
+                    "a_below": ma["below_px"],
+                    "b_below": mb["below_px"],
+                    "a_size": sig(sa),
+                    "b_size": sig(sb),
+                    "link": sig(link),
+                    "link_text": _lower(_ratio_text(link, a, b)),
+                    "running": sig(running),
                     "left": a if ma["cx"] < mb["cx"] else b,
                     "right": b if ma["cx"] < mb["cx"] else a,
+                    "nearer": near,
+                    "farther": far,
+                    "distance": "much" if spread >= MUCH_NEARER else "some" if spread >= NEARER else "same",
+                    "looks_taller": taller_look if looks >= TALLER_LOOK else None,
+                    "deceives": looks >= TALLER_LOOK and (taller_look == b) != (link > 1),
+                    "floor": FLOOR_WORDS[shot_pattern(scene, i)],
+                    "crossed": all(m["box"][1] < seen["horizon"] < m["box"][3] for m in (ma, mb)),
                 }
             )
-        first_px = rendered.measured["images"][0][chain[0]]["height_px"]
-        last_px = rendered.measured["images"][-1][chain[-1]]["height_px"]
+        first_px = rendered.measured["images"][0]["objects"][chain[0]]["height_px"]
+        last_px = rendered.measured["images"][-1]["objects"][chain[-1]]["height_px"]
         return {
             "chain": chain,
             "first": chain[0],
             "last": chain[-1],
             "shots": shots,
-            "total": f"{est['total']:.2f}",
+            "total": sig(running),
+            "total_text": _lower(_ratio_text(running, chain[0], chain[-1])),
+            "links": [s["link"] for s in shots],
             "first_px": first_px,
             "last_px": last_px,
             "apparent_text": _ratio_text(last_px / first_px, chain[0], chain[-1]),
@@ -393,60 +490,99 @@ class ForcedPerspective(Task):
 
 
 # -- helpers ------------------------------------------------------------------------------------------------------
-def _side_by_side(widths: list[float], left: int, shares: np.ndarray, size: int, pad: float = 10) -> list[float]:
-    """Pixel x of the centres of two objects ``widths`` wide, object ``left`` on the left, the free width of the
-    frame cut at ``shares`` (two sorted fractions) into the left margin, the space between and the right margin."""
-    free = size - 2 * pad - sum(widths) - 12
-    if free < 0:
-        raise Reject("the two objects are too wide to stand side by side")
-    right = 1 - left
-    centres = [0.0, 0.0]
-    centres[left] = pad + shares[0] * free + widths[left] / 2
-    centres[right] = pad + shares[1] * free + widths[left] + 12 + widths[right] / 2
-    return centres
+def shot_pattern(scene: Scene, i: int) -> str:
+    return scene.shots[i].floor.pattern
 
 
-def _chain(rng: np.random.Generator, n: int) -> list[Item]:
-    """A random walk of ``n`` different catalogue items with different colours, neighbours at most
-    ``MAX_LINK_RATIO / 1.3`` apart in catalogue height (plausible proportions in a picture; the real heights are
-    drawn separately). The two ends are narrow items:
-    they carry the apparent-size option, and up to ``MAX_RATIO`` times taller than the other in pixels a wide
-    item would not fit beside its neighbour."""
-    limit = math.log(MAX_LINK_RATIO / 1.3)
-    for _ in range(50):
-        picked = [NARROW[int(rng.integers(len(NARROW)))]]
-        while len(picked) < n:
-            last = picked[-1]
-            pool = [
-                it
-                for it in (NARROW if len(picked) == n - 1 else CATALOGUE)
-                if it.color not in {p.color for p in picked} and abs(math.log(it.height / last.height)) <= limit
-            ]
-            if not pool:
-                break
-            picked.append(pool[int(rng.integers(len(pool)))])
-        if len(picked) == n:
-            return picked
-    raise Reject("no chain of distinctly coloured items")
+def sig(value: float) -> str:
+    """Two significant digits (three below 1 would claim too much; "1.0", never "1"): what a ratio of pixel counts
+    of 40 px and more supports."""
+    if value >= 10:
+        return f"{value:.0f}"
+    return f"{value:.1f}" if value >= 1 else f"{value:.2f}"
 
 
-def _heights(rng: np.random.Generator, n: int, ratio: float, jitter: float) -> tuple[float, ...]:
-    """Real heights (cm) of a chain of ``n`` objects whose last is ``ratio`` times the first, drawn independently of
-    what the objects are.
+def _camera() -> Camera:
+    """The level camera of every photo, in camera-height units."""
+    return Camera(eye=(0.0, 0.0, 1.0), target=(0.0, 10.0, 1.0), yfov=YFOV)
 
-    A random walk in log height pinned at both ends: link ratios uniform in log (within ``MAX_LINK_RATIO``,
-    narrowed by ``jitter``), shifted together to end at ``ratio``, drawn again while a link passes
-    ``MAX_LINK_RATIO``; the start lies between 15 and 80 cm. Heights taken from the catalogue would let world
-    knowledge ("a cabinet is taller than a can") answer the question without the images.
-    """
-    step = math.log(MAX_LINK_RATIO) / (1 + jitter)
+
+def _log_uniform(rng: np.random.Generator, low: float, high: float) -> float:
+    return float(math.exp(rng.uniform(math.log(low), math.log(high))))
+
+
+@lru_cache(maxsize=16)
+def items(kinds: tuple[str, ...]) -> tuple[Item, ...]:
+    """The (kind, variant) pool of a family with each style's real height range."""
+    out = []
+    for kind in kinds:
+        styles = {s["name"]: s["height_m"] for s in describe(kind)["styles"]}
+        for v in range(VARIANTS):
+            low, high = styles[model(kind, v).style]
+            out.append(Item(kind, v, float(low), float(high)))
+    return tuple(out)
+
+
+def _compatible(a: Item, b: Item) -> bool:
+    """Any heights the two may have fit one photo (at most MAX_LINK apart), and their ranges leave the ratio open."""
+    return b.high / a.low <= MAX_LINK and a.high / b.low <= MAX_LINK and a.spread * b.spread >= MIN_LINK_SPREAD
+
+
+def _chain(rng: np.random.Generator, kinds: tuple[str, ...], n: int, gap: float) -> tuple[Item, ...]:
+    """A random walk of ``n`` different kinds, each neighbour compatible with the last; the two ends' ranges wide
+    enough together that four ratios ``gap`` apart fit between their extremes."""
+    pool = items(kinds)
+    need = 3 * math.log(gap) + 2 * ENDS
+    widest = max(math.log(it.spread) for it in pool)
+    starts = [it for it in pool if math.log(it.spread) + widest >= need]
     for _ in range(100):
-        links = rng.uniform(-step, step, n - 1)
-        links += (math.log(ratio) - links.sum()) / (n - 1)
-        if np.abs(links).max() <= math.log(MAX_LINK_RATIO):
-            start = math.log(float(rng.uniform(15, 80)))
-            return tuple(float(h) for h in np.exp(start + np.concatenate([[0.0], np.cumsum(links)])))
-    raise Reject("no chain of heights with links inside MAX_LINK_RATIO")
+        picked = [starts[int(rng.integers(len(starts)))]]
+        while len(picked) < n:
+            used = {p.kind for p in picked}
+            nxt = [it for it in pool if it.kind not in used and _compatible(picked[-1], it)]
+            if len(picked) == n - 1:
+                nxt = [it for it in nxt if math.log(it.spread * picked[0].spread) >= need]
+            if not nxt:
+                break
+            picked.append(nxt[int(rng.integers(len(nxt)))])
+        if len(picked) == n:
+            return tuple(picked)
+    raise Reject("no chain of compatible kinds")
+
+
+def _option_values(rng: np.random.Generator, first: Item, last: Item, gap: float) -> list[float]:
+    """Four ratios (last over first) that the two real ranges allow, at least ``gap`` apart, drawn uniformly over
+    all such sets (in log), smallest first. Which of them is the truth is drawn afterwards, uniformly: the set tells
+    nothing about it, whatever one knows of the objects' real heights."""
+    step = math.log(gap)
+    low = math.log(last.low / first.high) + ENDS
+    span = math.log(last.high / first.low) - ENDS - low
+    slack = span - 3 * step
+    if slack < 0:
+        raise Reject("the ends' real ranges are too narrow for four options")
+    return [math.exp(low + u + k * step) for k, u in enumerate(np.sort(rng.uniform(0, slack, 4)))]
+
+
+def _heights(
+    rng: np.random.Generator, chain: tuple[Item, ...], values: tuple[float, ...], gap: float, needed: bool
+) -> tuple[float, ...]:
+    """Real heights (metres) within each style's range, the last over the first equal to the truth (``values[0]``).
+
+    With ``needed``, drawn again until hiding any one photo would leave a second option open (judged from the true
+    heights with half the measurement tolerance to spare): only the heights are redrawn, never the options or which
+    of them is the truth, so the options stay exchangeable."""
+    first, last, truth = chain[0], chain[-1], values[0]
+    h0 = _log_uniform(rng, max(first.low, last.low / truth), min(first.high, last.high / truth))
+    heights = (h0, *(_log_uniform(rng, it.low, it.high) for it in chain[1:-1]), h0 * truth)
+    if needed:
+        tol = 0.5 * MEASURE_TOL * math.log(gap)
+        for k in range(len(chain) - 1):
+            a, b = chain[k], chain[k + 1]
+            rest = math.log(truth / (heights[k + 1] / heights[k]))
+            lo, hi = rest + math.log(b.low / a.high) - tol, rest + math.log(b.high / a.low) + tol
+            if sum(lo <= math.log(v) <= hi for v in values) < 2:
+                raise Reject("a photo would not be needed")
+    return heights
 
 
 def _retry(tries: int, attempt: Callable[[], T]) -> T:
@@ -460,89 +596,35 @@ def _retry(tries: int, attempt: Callable[[], T]) -> T:
     raise Reject(why)
 
 
-def _option_plan(rng: np.random.Generator, n_options: int, gap: float) -> list[tuple[str, float]]:
-    """The options' ratios, (kind, ratio), the truth first and the apparent-size one second.
-
-    Every kind of option is drawn the same way, so nothing in an option's text tells the truth apart: the
-    options' sizes (|log ratio|) are points of [log(gap) / 2, log(MAX_RATIO)] at least log(gap) apart, drawn
-    uniformly over all such sets and handed out to the kinds at random; each ratio's direction (which object is
-    taller) is a coin flip. With four or more options, one of them is offered together with its inverse ("A is
-    2.6 times B" and "B is 2.6 times A" read alike): the truth with its fair share of probability (two options
-    of n), otherwise another option, the apparent one included.
-    """
-    paired = n_options >= 4
-    m = n_options - paired
-    step, floor = math.log(gap), math.log(gap) / 2
-    slack = max(0.0, math.log(MAX_RATIO) - floor - (m - 1) * step)  # validate() keeps it >= 0 up to rounding
-    sizes = floor + np.sort(rng.uniform(0, slack, m)) + step * np.arange(m)
-    sizes = sizes[rng.permutation(m)]
-    signs = rng.choice([-1.0, 1.0], m)
-    kinds = ["truth", "apparent", *["other"] * (m - 2)]
-    plan = [(kind, float(math.exp(sign * size))) for kind, sign, size in zip(kinds, signs, sizes, strict=True)]
-    if paired:
-        host = 0 if rng.random() < 2 / n_options else 1 + int(rng.integers(m - 1))
-        kind, value = plan[host]
-        plan.append((f"inverse_{kind}", 1 / value))
-    return plan
+def _side_by_side(widths: list[float], left: int, shares: np.ndarray, size: int) -> list[float]:
+    """Pixel x of the centres of two objects ``widths`` wide, object ``left`` on the left, the free width of the
+    frame cut at ``shares`` (two sorted fractions) into the left margin, the space between and the right margin."""
+    free = size - 2 * PAD - sum(widths) - 16
+    if free < 0:
+        raise Reject("the two objects are too wide to stand side by side")
+    right = 1 - left
+    centres = [0.0, 0.0]
+    centres[left] = PAD + shares[0] * free + widths[left] / 2
+    centres[right] = PAD + shares[1] * free + widths[left] + 16 + widths[right] / 2
+    return centres
 
 
-def _camera_heights(heights: list[float], distances: list[float], pitch: float, half: float) -> tuple[float, float]:
-    """Camera heights from which objects (``heights`` tall, ``distances`` away along the ground) fit in the frame
-    of a camera pitched down by ``pitch`` whose half-frame spans ``half`` (tan of the half field of view); a
-    tenth of the frame is kept free at the top and the bottom for the objects' own depth."""
-    a = math.atan(0.8 * half)
-    tops = max(h - d * math.tan(a - pitch) for h, d in zip(heights, distances, strict=True))  # below the top edge
-    low = max(tops, 0.2 * max(heights))  # a camera above the ground, not in the grass
-    high = min(d * math.tan(a + pitch) for d in distances)  # feet above the bottom edge
-    if low >= high:
-        raise Reject("no camera height frames both objects")
-    return low, high
+def _link(a: str, b: str, seen: dict[str, Any]) -> float:
+    """Real height of ``b`` over ``a`` in one photo: each is its pixel height over its base's pixels below the
+    horizon (its height in camera heights)."""
+    objects = seen["objects"]
+    if seen["horizon"] is None:
+        raise Reject("no horizon in a photo")
+    if a not in objects or b not in objects:
+        raise Reject("a chain object is hidden")
+    ma, mb = objects[a], objects[b]
+    if min(ma["below_px"], mb["below_px"]) < MIN_BELOW_PX * 0.8:
+        raise Reject("an object's base is too close to the horizon to measure")
+    return (mb["height_px"] / mb["below_px"]) / (ma["height_px"] / ma["below_px"])
 
 
-def _px_height(obj: Object3D, cam: Camera, size: int) -> float:
-    _, y0, _, y1 = projected_box(obj, cam, size)
-    return y1 - y0
-
-
-def _measured_ratio(f: dict[str, Any], measured: dict[str, Any]) -> dict[str, Any]:
-    """Real height ratios measured from pixels: per image (later over earlier object), running and total."""
-    chain, links, running = f["chain"], [], []
-    total = 1.0
-    for i, seen in enumerate(measured["images"]):
-        a, b = chain[i], chain[i + 1]
-        if a not in seen or b not in seen:
-            raise Reject("a chain object is hidden")
-        if min(seen[a]["height_px"], seen[b]["height_px"]) < f["min_px"]:
-            raise Reject("a chain object is too small to measure")
-        size_a, size_b = _size(seen[a], f, f["pitch"][i]), _size(seen[b], f, f["pitch"][i])
-        links.append(size_b / size_a)
-        total *= size_b / size_a
-        running.append(total)
-    return {"links": links, "running": running, "total": total}
-
-
-def _extremes(view: Any, i: int) -> dict[str, float]:
-    """Top and bottom pixel rows of object ``i``'s mask and the median depth buffer value along each."""
-    mask = view.ids == i + 1
-    rows = np.nonzero(mask.any(axis=1))[0]
-    top, bottom = int(rows[0]), int(rows[-1])
-    return {
-        "top_y": top,
-        "top_depth": round(float(np.median(view.depth[top][mask[top]])), 4),
-        "bottom_y": bottom + 1,  # the lower edge of the lowest row
-        "bottom_depth": round(float(np.median(view.depth[bottom][mask[bottom]])), 4),
-    }
-
-
-def _size(m: dict[str, Any], f: dict[str, Any], pitch: float) -> float:
-    """Real height (in the image's own units) from pixels and depth (pinhole: size ~ pixels x depth / focal).
-
-    The top and bottom rows of the mask are back-projected with their depths to camera coordinates, and the
-    difference of the two points is taken along the world's vertical, which the downward ``pitch`` tilts."""
-    c, focal = f["center"], f["focal"]
-    y_top = (c - m["top_y"]) * m["top_depth"] / focal
-    y_bottom = (c - m["bottom_y"]) * m["bottom_depth"] / focal
-    return math.cos(pitch) * (y_top - y_bottom) - math.sin(pitch) * (m["top_depth"] - m["bottom_depth"])
+def _lower(sentence: str) -> str:
+    return sentence[0].lower() + sentence[1:]
 
 
 def _ratio_text(value: float, first: str, last: str) -> str:
@@ -554,7 +636,7 @@ def _ratio_text(value: float, first: str, last: str) -> str:
 
 
 def _question_text(scene: Scene, rng: np.random.Generator) -> str:
-    chain = scene.chain
+    chain = [it.kind for it in scene.chain]
     parts = []
     for i in range(len(scene.shots)):
         a, b = chain[i], chain[i + 1]
@@ -564,8 +646,8 @@ def _question_text(scene: Scene, rng: np.random.Generator) -> str:
             verb = ("shows the same {a} with the {b}", "is a photo of that {a} beside the {b}")[int(rng.integers(2))]
         parts.append("<image> " + verb.format(a=a, b=b) + ".")
     assume = (
-        "Assume every object has the same real size in every photo it appears in; the photos were taken from "
-        "different distances and the objects stand at different distances from the camera."
+        "Every object has the same real size in every photo it appears in. Each photo was taken with the camera "
+        "held level; its height and distance may change from photo to photo."
     )
     ask = (
         f"How does the real height of the {chain[-1]} compare with that of the {chain[0]}?",

@@ -1,0 +1,155 @@
+"""A patterned floor reaching the horizon and a sky above it, painted behind the objects of a level camera's view.
+
+The objects are rendered on an empty background (no ground); every background pixel below the horizon is then the
+floor point its ray meets (a level camera at height ``camera_height`` above an endless plane: the row ``y`` below
+the horizon sees the floor ``f * h / (y - c)`` ahead), drawn with a procedural pattern (wooden boards, tiles, paving
+stones, a foam play mat) whose detail fades to its mean colour where a pixel covers more than a fraction of one
+repeat (no moire near the horizon), with soft contact shadows under the objects. Above the horizon is sky. The
+boundary is the horizon, at the camera's height, which is what makes heights readable from a single photo: the
+part of an object below the horizon is exactly as tall as the camera is high.
+
+The sky is bright (every channel at least ``SKY_MIN``) and every floor darker (no channel above ``FLOOR_MAX``), so
+the horizon can be measured back from the pixels (:func:`horizon_row`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from mirforge.render.scene3d import Object3D
+
+PATTERNS = ("boards", "tiles", "paving", "mat")
+SKY_MIN = 205  # every sky pixel has all channels at least this bright
+FLOOR_MAX = 192  # no floor pixel has a channel brighter than this
+SKY_TOP, SKY_HORIZON = np.array([208.0, 224.0, 244.0]), np.array([230.0, 236.0, 246.0])
+SHADOW = 0.45  # darkening right at an object's foot
+FADE = 0.3  # pattern detail fades out where one pixel spans this share of a repeat
+
+# base colours (sRGB) per pattern: the floor's two or three materials
+PALETTES: dict[str, tuple[tuple[tuple[int, int, int], ...], ...]] = {
+    "boards": (((150, 102, 62), (170, 120, 76), (136, 92, 56)), ((176, 140, 98), (160, 126, 86), (186, 152, 108))),
+    "tiles": (((186, 176, 160), (120, 112, 104)), ((176, 110, 80), (150, 140, 128)), ((150, 160, 164), (96, 100, 104))),
+    "paving": (((150, 148, 144), (128, 126, 122), (84, 82, 80)), ((160, 140, 120), (140, 120, 104), (90, 80, 72))),
+    "mat": (((70, 120, 170), (190, 80, 70)), ((80, 150, 90), (190, 160, 60)), ((150, 90, 160), (70, 140, 150))),
+}
+
+
+@dataclass(frozen=True)
+class Floor:
+    pattern: str
+    palette: int
+    repeat: float  # world units (the image's own) per repeat of the pattern
+    offset: tuple[float, float]  # of the pattern, in repeats
+
+    def __post_init__(self) -> None:
+        if self.pattern not in PATTERNS:
+            raise ValueError(f"floor pattern {self.pattern!r}; expected one of {PATTERNS}")
+
+
+def draw_floor(rng: np.random.Generator, pattern: str, camera_height: float) -> Floor:
+    """A floor of ``pattern`` whose repeat is drawn relative to the camera height, so that counting tiles tells
+    nothing about how high the camera stood."""
+    return Floor(
+        pattern,
+        int(rng.integers(len(PALETTES[pattern]))),
+        float(camera_height * rng.uniform(0.6, 2.0)),
+        (float(rng.uniform(0, 1)), float(rng.uniform(0, 1))),
+    )
+
+
+def paint(
+    rgb: np.ndarray,
+    ids: np.ndarray,
+    floor: Floor,
+    objects: tuple[Object3D, ...],
+    camera: tuple[float, float, float],
+    focal: float,
+) -> np.ndarray:
+    """``rgb`` with sky and floor where ``ids`` is 0. ``camera`` is the eye (x, y, height) of a level camera looking
+    along +y; ``focal`` its focal length in pixels."""
+    size = rgb.shape[0]
+    c = size / 2
+    horizon = int(np.ceil(c - 0.5))  # the first row whose centre lies below the horizon
+    out = rgb.copy()
+    empty = ids == 0
+    t = ((np.arange(horizon, dtype=np.float32) + 0.5) / c)[:, None, None]
+    sky = np.round(SKY_TOP * (1 - t) + SKY_HORIZON * t).astype(np.uint8)
+    np.copyto(out[:horizon], np.broadcast_to(sky, (horizon, size, 3)), where=empty[:horizon, :, None])
+
+    x0, y0, h = camera
+    depth = (focal * h / (np.arange(horizon, size, dtype=np.float32) + 0.5 - c))[:, None]
+    xs = (np.arange(size, dtype=np.float32) + 0.5 - c)[None, :] * depth / focal + np.float32(x0)
+    ys = np.broadcast_to(depth + np.float32(y0), xs.shape)
+    detail = np.clip(1 - depth**2 / (focal * h) / (FADE * floor.repeat), 0, 1)[..., None]  # one row's floor depth
+    colour, mean = _pattern(floor, xs / floor.repeat + floor.offset[0], ys / floor.repeat + floor.offset[1])
+    colour = mean + (colour - mean) * detail
+    shade = np.ones(xs.shape, np.float32)
+    for o in objects:
+        reach = 0.12 * max(o.size[0], o.size[1]) + 0.02 * o.size[2]
+        dx = np.maximum(np.abs(xs - o.position[0]) - o.size[0] / 2, 0)
+        dy = np.maximum(np.abs(ys - o.position[1]) - o.size[1] / 2, 0)
+        shade *= 1 - SHADOW * np.exp(-(dx + dy) / reach)
+    colour = np.minimum(colour * shade[..., None], FLOOR_MAX)
+    np.copyto(out[horizon:], (colour + 0.5).astype(np.uint8), where=empty[horizon:, :, None])
+    return out
+
+
+def _frac(x: np.ndarray) -> np.ndarray:
+    return x - np.floor(x)
+
+
+def _pattern(floor: Floor, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Colour of the pattern at pattern coordinates (u across, v ahead; one repeat per unit; a channel axis is
+    added), and its mean colour."""
+    pal = np.array(PALETTES[floor.pattern][floor.palette], dtype=np.float32)
+    if floor.pattern == "boards":  # boards three to a repeat, running away from the camera, ends staggered
+        board = np.floor(u * 3)
+        along = v / 1.5 + 0.37 * board
+        pick = (_hash(board, np.floor(along)) * len(pal)).astype(np.int64)
+        seam = (np.abs(_frac(u * 3) - 0.5) > 0.47) | (np.abs(_frac(along) - 0.5) > 0.49)
+        colour = pal[pick] * np.where(seam, np.float32(0.7), np.float32(1.0))[..., None]
+        mean = pal.mean(axis=0) * 0.97
+    elif floor.pattern == "tiles":  # square tiles in a checker, thin grout
+        checker = _frac((np.floor(u) + np.floor(v)) / 2) > 0.25
+        grout = (np.abs(_frac(u) - 0.5) > 0.47) | (np.abs(_frac(v) - 0.5) > 0.47)
+        colour = np.where(checker[..., None], pal[1], pal[0])
+        colour = np.where(grout[..., None], pal.min(axis=0) * 0.8, colour)
+        mean = pal.mean(axis=0) * 0.95
+    elif floor.pattern == "paving":  # stones half a repeat long in running bond, dark joints
+        row = np.floor(v * 2)
+        shift = u + 0.5 * (_frac(row / 2) > 0.25)
+        pick = (_hash(np.floor(shift), row) * 2).astype(np.int64)
+        joint = (np.abs(_frac(shift) - 0.5) > 0.46) | (np.abs(_frac(v * 2) - 0.5) > 0.44)
+        colour = np.where(joint[..., None], pal[2], pal[pick])
+        mean = pal[0] * 0.45 + pal[1] * 0.45 + pal[2] * 0.1
+    else:  # mat: large squares of two colours
+        checker = _frac((np.floor(u) + np.floor(v)) / 2) > 0.25
+        colour = np.where(checker[..., None], pal[1], pal[0])
+        mean = pal.mean(axis=0)
+    return colour, mean
+
+
+def _hash(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A pseudo-random value in [0, 1) per integer cell (a, b), in integer arithmetic (the same on every machine)."""
+    h = (a.astype(np.int64) * 73856093) ^ (b.astype(np.int64) * 19349663)
+    return ((h * 2654435761) & 1023) / np.float32(1024)
+
+
+def horizon_row(rgb: np.ndarray, ids: np.ndarray) -> int | None:
+    """The first row (from the top) where the background stops being sky: the horizon, measured from the pixels.
+    None when no row shows enough background to tell."""
+    sky = (rgb[..., 0] >= SKY_MIN) & (rgb[..., 1] >= SKY_MIN) & (rgb[..., 2] >= SKY_MIN) & (ids == 0)
+    background = (ids == 0).sum(axis=1)
+    share = np.where(background >= 8, sky.sum(axis=1) / np.maximum(background, 1), np.nan)
+    seen = np.nonzero(~np.isnan(share))[0]
+    if len(seen) == 0 or share[seen[0]] < 0.5:
+        return None
+    below = seen[share[seen] < 0.5]
+    return int(below[0]) if len(below) else None
+
+
+def level_camera_focal(size: int, yfov: float) -> float:
+    return size / 2 / math.tan(yfov / 2)
