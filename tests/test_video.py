@@ -105,7 +105,8 @@ def test_keep_video_gives_playable_mp4s(tmp_path):
     path = tmp_path / "kept.mp4"
     path.write_bytes(videos[0])
     info = video_info(path)
-    assert info.n_frames >= 2 and (info.width, info.height) == (448, 448)
+    size = task.image_size
+    assert info.n_frames >= 2 and (info.width, info.height) == (size, size)
     with VideoFileClip(str(path)) as clip:
-        assert clip.get_frame(0).shape == (448, 448, 3)
+        assert clip.get_frame(0).shape == (size, size, 3)
     assert make_task("motion_detection").videos() == []

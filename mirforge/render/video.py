@@ -68,7 +68,7 @@ def write_clip(
 
     All frames are written (moviepy 2 drops the last one unless the duration is set explicitly).
     """
-    from moviepy import ImageSequenceClip
+    from moviepy import VideoClip
 
     if len(frames) < 1:
         raise ValueError("write_clip needs at least one frame")
@@ -78,7 +78,11 @@ def write_clip(
     if any(f.shape != frames[0].shape or f.dtype != np.uint8 for f in frames):
         raise ValueError("all frames must be uint8 arrays of one shape")
     path = Path(path)
-    clip = ImageSequenceClip([np.ascontiguousarray(f) for f in frames], fps=fps).with_duration(len(frames) / fps)
+    # Frame k is written at t = k / fps. moviepy's ImageSequenceClip finds it by comparing t with float32 start
+    # times that can round above it (at 5 fps frame 12 was written twice as frame 11), so look frames up by
+    # rounding t * fps instead; half a frame more duration keeps int(duration * fps) from dropping the last one.
+    seq = [np.ascontiguousarray(f) for f in frames]
+    clip = VideoClip(lambda t: seq[min(len(seq) - 1, round(t * fps))], duration=(len(seq) + 0.5) / fps)
     if lossless:
         codec, params = "libx264rgb", ["-crf", "0"]
     else:
