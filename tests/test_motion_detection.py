@@ -1,56 +1,144 @@
-"""motion_detection: determinism, verifier, balance, knobs, and clear paths for the moving object."""
+"""motion_detection: offsets measured in decoded frames against the truth, every frame needed, options that give
+nothing away, families, knobs."""
 
 from __future__ import annotations
 
-import math
+from collections import Counter
+from itertools import combinations
 
+import numpy as np
 import pytest
 
 from mirforge.errors import InputError
-from mirforge.generators.sequential.motion_detection.task import _segment_distance
-from mirforge.render.video import DIRECTIONS
+from mirforge.generators.sequential.motion_detection.task import FAMILIES, _positions, _tiles
+from mirforge.render import gl
+from mirforge.render.scene3d import Scene3D
+from mirforge.render.video import film
 
-from conftest import ask_only, make_task
+from conftest import accepted, ask_only, generate, make_task, record
 
-
-@pytest.fixture(scope="module")
-def task():
-    return make_task("motion_detection")
-
-
-def test_measured_displacement_matches_the_true_one(task):
-    for index in range(6):
-        scene, question = ask_only(task, index, seed=4)
-        rendered = task.render(scene, question)
-        pos = rendered.measured["positions"]
-        first, last = scene.shown.index(0), scene.shown.index(len(scene.indices) - 1)
-        for i, t in enumerate(scene.things):
-            p = pos[t.name]
-            moved = math.hypot(p["x"][last] - p["x"][first], p["y"][last] - p["y"][first])
-            expected = scene.distance if i == scene.mover else 0.0
-            assert abs(moved - expected) < 2.0, (t.name, moved, expected)
+PIXEL_TOLERANCE = 1.5  # decoded-frame centroid offsets against those of the exact id render (or of the drawing)
+FLOOR_TOLERANCE = 0.25  # tiles: offsets over the floor against the scene's true ones
 
 
-def test_paths_are_clear_and_in_frame(task):
-    kinds = set()
-    for i in range(200):
+def exact_centroids(scene) -> list[list[np.ndarray]]:
+    """Per chronological extracted frame, each object's centroid in the exact id render of that frame."""
+    renderer = gl.renderer(320)
+    out = []
+    for f in scene.indices:
+        t = f / scene.fps
+        objects = tuple(th.prop.placed(t) for th in scene.things) + scene.stage.lines
+        view = renderer.views(Scene3D(objects, ground_color=scene.stage.ground), [scene.stage.shot.camera(t)])[0]
+        out.append([np.argwhere(view.ids == i + 1).mean(axis=0)[::-1] for i in range(len(scene.things))])
+    return out
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_offsets_measured_in_decoded_frames_match_the_true_ones(family):
+    task = make_task("motion_detection", family=family)
+    for index in (1, 2):  # level 3 pans the camera
+        scene, question, rendered = accepted(task, index, seed=3)
+        chrono = [scene.shown.index(c) for c in range(len(scene.indices))]
+        tracks = rendered.measured["tracks"]
+        pos = _positions(rendered.measured)
+        exact = None if family == "flat" else exact_centroids(scene)
+        for i, th in enumerate(scene.things):
+            px = np.asarray(tracks[th.name]["px"])[chrono]
+            if exact is None:
+                true_px = [np.array(_tiles(th, scene, k)) * [1, -1] * scene.tile for k in range(len(chrono))]
+                true_px = [p + np.array(scene.pan) * scene.indices[k] / scene.fps for k, p in enumerate(true_px)]
+            else:
+                true_px = [exact[k][i] for k in range(len(chrono))]
+            for k in range(1, len(chrono)):
+                shift = (px[k] - px[0]) - (true_px[k] - true_px[0])
+                assert np.linalg.norm(shift) <= PIXEL_TOLERANCE, (th.name, k, shift)
+            true = np.array([_tiles(th, scene, k) for k in range(len(chrono))])
+            err = (pos[th.name][chrono] - pos[th.name][chrono][0]) - (true - true[0])
+            assert np.abs(err).max() <= FLOOR_TOLERANCE, (th.name, err)
+
+
+def test_decoded_frames_are_the_frames_asked_for():
+    frames = [np.full((32, 32, 3), 10 * i, np.uint8) for i in range(15)]
+    decoded, _ = film(frames, 5, list(range(15)), lossless=True)
+    assert [int(d[0, 0, 0]) for d in decoded] == [10 * i for i in range(15)]
+
+
+def test_every_frame_is_needed_from_level_2():
+    task = make_task("motion_detection", families="flat,tabletop")
+    for index in range(1, 10):
+        rec = record(generate(task, index, seed=4))
+        if rec["difficulty"]["level"] > 1:
+            assert rec["provenance"]["needed"] == [True] * len(rec["images"]), rec["id"]
+    for index in (2, 5):
+        _, question, rendered = accepted(task, index, seed=4)
+        assert task.consistent(question, rendered, frozenset()) == {question.answer}
+        for k in range(len(rendered.images)):
+            assert len(task.consistent(question, rendered, frozenset({k}))) >= 2
+
+
+def test_options_give_nothing_away():
+    """which_direction and path options are two choices crossed with two: every object and every direction (every
+    first and every last leg) is named in exactly two options; orders are the true one with its first two and/or
+    last two frames swapped, so none is closer to the others than the rest."""
+    task = make_task("motion_detection", family="flat")
+    seen = Counter()
+    for i in range(240):
+        scene, q = ask_only(task, i, seed=7)
+        keys = [tuple(k) if isinstance(k, list) else k for k in q.facts["keys"]]
+        seen[scene.kind] += 1
+        if scene.kind in ("which_direction", "path"):
+            for part in (0, -1):
+                assert sorted(Counter(k[part] for k in keys).values()) == [2, 2], keys
+        if scene.kind == "order" and len(keys[0]) == 4:
+            spread = [sum(sum(x != y for x, y in zip(a, b, strict=True)) for b in keys) for a in keys]
+            assert len(set(spread)) == 1, keys
+        if scene.kind == "which":
+            assert len(set(keys)) == 4 and scene.things[scene.mover].name in keys
+    assert set(seen) == {"which", "direction", "which_direction", "order", "path"}
+
+
+def test_levels_and_paths():
+    task = make_task("motion_detection", family="flat")
+    for i in range(60):
         scene, question = ask_only(task, i, seed=5)
-        kinds.add(scene.kind)
-        m = scene.things[scene.mover]
-        a = math.radians(45 * DIRECTIONS.index(scene.direction))
-        end = (m.x + math.cos(a) * scene.distance, m.y - math.sin(a) * scene.distance)
-        assert all(20 <= v <= task.image_size - 20 for v in (*end, m.x, m.y))
-        for j, t in enumerate(scene.things):
-            if j != scene.mover:
-                assert _segment_distance((t.x, t.y), (m.x, m.y), end) > m.radius + t.radius + 10
-        assert len(set(question.options)) == len(question.options) == 4
+        k = task.knobs(scene.level)
+        assert len(scene.things) == k["n_objects"] and scene.kind in k["kinds"]
+        frames = {"order": k["order_frames"], "path": k["path_legs"] + 1}.get(scene.kind, 2)
+        assert question.text.count("<image>") == len(scene.indices) == frames
+        assert (scene.pan != (0.0, 0.0)) == k["camera_pan"]
         if scene.kind == "order":
             assert scene.shown != tuple(range(len(scene.shown)))
-    assert kinds == {"which", "direction", "which_direction", "order"}
+        mover = scene.things[scene.mover].path
+        for j, th in enumerate(scene.things):
+            if j != scene.mover:
+                gaps = [np.linalg.norm(np.subtract(th.path[0][1:], p[1:])) for p in mover]
+                assert min(gaps) > th.flat[2] + scene.things[scene.mover].flat[2]
+
+
+def test_family_config():
+    assert {ask_only(make_task("motion_detection", family="floor"), i)[0].family for i in range(6)} == {"floor"}
+    with pytest.raises(InputError, match=r"motion_detection\.family: unknown family 'sky'; choose from flat"):
+        make_task("motion_detection", family="sky")
+    with pytest.raises(InputError, match=r"motion_detection\.families: unknown family 'x'"):
+        make_task("motion_detection", families="flat,x")
 
 
 def test_bad_config_names_the_field():
     with pytest.raises(InputError, match="motion_detection.objects_per_level"):
         make_task("motion_detection", objects_per_level="3,5,6")
-    with pytest.raises(InputError, match="motion_detection.min_move_px"):
-        make_task("motion_detection", min_move_px=2)
+    with pytest.raises(InputError, match="motion_detection.min_move"):
+        make_task("motion_detection", min_move=0.1)
+    with pytest.raises(InputError, match="motion_detection.order_frames_per_level"):
+        make_task("motion_detection", order_frames_per_level="3,4,5")
+
+
+def test_shared_kinds_are_named_by_colour():
+    task = make_task("motion_detection", family="tabletop", shared_kind_share=1.0)
+    for i in (1, 2, 4):
+        scene, question = ask_only(task, i, seed=8)
+        kinds = Counter(th.prop.kind for th in scene.things)
+        twice = [kind for kind, n in kinds.items() if n == 2]
+        assert len(twice) == 1
+        names = [th.name for th in scene.things if th.prop.kind == twice[0]]
+        assert all(name.endswith(twice[0]) and name != twice[0] for name in names) and len(set(names)) == 2
+    assert not any(a == b for a, b in combinations([th.name for th in scene.things], 2))

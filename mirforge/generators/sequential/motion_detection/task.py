@@ -1,39 +1,57 @@
-"""motion_detection: which object moved between two frames, in which direction, or in which order were the
+"""motion_detection: which object moved, in which direction, along which path, or in which order were the
 frames taken?
 
-Flat shapes rest on a floor; one of them slides in a straight line at constant speed while the others stay
-still. The scene is filmed to an H.264 mp4 and the question's frames are extracted from the file. Questions:
+Families (config ``families``):
 
-- ``which``: which object moved between the two frames?
+- ``flat``: flat shapes on a gridded floor, filmed top-down; directions are those of the picture (up, left, ...).
+- ``tabletop`` and ``floor``: everyday objects of the catalogue on a checked tablecloth or a tiled floor, filmed in
+  perspective (rendered through ``render.gl``); directions are the camera's (to the left, away from the camera,
+  ...). At level 3 the camera pans during the clip, so the still objects shift in the picture too and motion has
+  to be judged against the tiles.
+
+One object slides while the others stay still. The scene is filmed to an mp4 and the question's frames are pulled
+back out of the file. Questions:
+
+- ``which``: which object moved between two frames?
 - ``direction``: in which direction did the named object move (4 directions at level 1, 8 above)?
-- ``which_direction``: which statement (object and direction) describes the change?
-- ``order``: the frames are shown shuffled; the text says where the object is heading; which order is
-  chronological?
+- ``which_direction``: which statement (object and direction) is true? The options are two objects crossed with
+  two directions, so no object or direction is named more often than another.
+- ``order``: the frames are shown shuffled; the text says where the named object is heading; which order is
+  chronological? The distractors are drawn so that hiding any frame leaves a second order that fits.
+- ``path``: the named object turned once, at the middle frame; which two directions did it take? The options are
+  two first legs crossed with two second legs.
 
-The verifier measures every object's centroid in every decoded frame: exactly one object must have moved by
-more than ``min_move_px`` and every other by less than ``still_px``; its measured direction must lie within
-``angle_margin`` degrees of a compass direction; for ``order`` the frames are sorted by the mover's measured
-progress along the stated direction, with gaps of at least ``min_move_px``.
+Every frame is needed: with two frames either one alone shows no motion; a shuffled frame left out could sit in
+more than one place; for a path, the first and the last frame each decide one leg, and the middle one where the
+object turned. The verifier measures every object in every decoded frame (3D: carried to the floor through the
+camera of each frame) and re-derives the answer from those positions: exactly one object moved by more than
+``min_move`` tiles and every other by less than ``still`` tiles, its direction within ``angle_margin`` degrees of
+a compass direction, shuffled frames at least ``min_move`` apart along the motion.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import combinations, product
 from typing import Any
 
 import numpy as np
 
 from mirforge.errors import Reject
-from mirforge.generators.common import draw_distinct, permutation_distractors
+from mirforge.generators.common import permutation_distractors
+from mirforge.generators.sequential import clips3d
 from mirforge.generators.sequential.clips import ClipConfig, Filming, image_list, seconds, track_colors
+from mirforge.generators.sequential.clips3d import SETTINGS, Prop, Stage
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
-from mirforge.render.video import DIRECTIONS, ColorRange, angle_of, direction_of, track_frames
+from mirforge.render.video import DIRECTIONS, ColorRange, track_frames
 from mirforge.task import Needs, Question, Region, Rendered, Task, ensure, per_level, place
 
-EDGE = 40  # keep shapes this far from the image border
-PHRASE = {
+FAMILIES = ("flat", "tabletop", "floor")
+KINDS = ("which", "direction", "which_direction", "order", "path")
+EDGE = 26  # flat: keep shapes this far from the image border
+PHRASE_FLAT = {
     "right": "to the right",
     "up-right": "up and to the right",
     "up": "up",
@@ -43,289 +61,715 @@ PHRASE = {
     "down": "down",
     "down-right": "down and to the right",
 }
-KINDS = ("which", "direction", "which_direction", "order")
+PHRASE_3D = {
+    "right": "to the right",
+    "up-right": "away from the camera and to the right",
+    "up": "away from the camera",
+    "up-left": "away from the camera and to the left",
+    "left": "to the left",
+    "down-left": "towards the camera and to the left",
+    "down": "towards the camera",
+    "down-right": "towards the camera and to the right",
+}
+VEHICLES = ("toy car", "toy truck")
+ORDER_STEP = 0.55  # tiles at least between consecutive shuffled frames (the verifier asks for min_move)
+LAYOUT_TRIES = 12  # layouts drawn for one scene before the attempt is rejected
 
 
 @dataclass
 class MotionDetectionConfig(ClipConfig):
+    fps: int = 5
+    families: tuple[str, ...] = FAMILIES
+    family: str = ""  # one family only (the same as families=<name>)
     objects_per_level: tuple[int, ...] = per_level(4, 5, 6)
-    min_move_px: float = 12.0
-    still_px: float = 3.0
-    angle_margin: float = 12.0
+    directions_per_level: tuple[int, ...] = per_level(4, 8, 8)
+    order_frames_per_level: tuple[int, ...] = per_level(3, 4, 4)
+    path_legs_per_level: tuple[int, ...] = per_level(2, 2, 3)  # a path's straight legs: frames are legs + 1
+    pan_per_level: tuple[bool, ...] = per_level(False, False, True)  # the camera pans during the clip
+    min_move: float = 0.35  # tiles: an object moved when it shifted at least this far over the floor
+    still: float = 0.16  # tiles: an object stayed still when it shifted less than this (3D measuring error: 0.14)
+    angle_margin: float = 12.0  # degrees a measured direction may leave its compass direction
+    shared_kind_share: float = 0.3  # 3D families, from level 2: share of scenes with one kind twice, in two colours
 
     def validate(self) -> None:
         super().validate()
+        known = ", ".join(FAMILIES)
+        ensure(len(self.families) >= 1, "families", f"name at least one of {known}")
+        for f in self.families:
+            ensure(f in FAMILIES, "families", f"unknown family {f!r}; choose from {known}")
+        ensure(self.family in ("", *FAMILIES), "family", f"unknown family {self.family!r}; choose from {known}")
         ensure(
-            all(max(2, self.n_options) <= n <= 8 for n in self.objects_per_level),
+            all(max(2, self.n_options) <= n <= 7 for n in self.objects_per_level),
             "objects_per_level",
-            f"each count must be between max(2, n_options={self.n_options}) and 8",
+            f"each count must be between max(2, n_options={self.n_options}) and 7",
         )
-        ensure(0 < self.still_px < self.min_move_px <= 24, "min_move_px", "must exceed still_px and be at most 24")
+        ensure(all(d in (4, 8) for d in self.directions_per_level), "directions_per_level", "each must be 4 or 8")
+        ensure(
+            all(m in (3, 4) for m in self.order_frames_per_level),
+            "order_frames_per_level",
+            "each must be 3 or 4 frames (with 4, swapping the first two and/or the last two gives four orders that "
+            "each need every frame)",
+        )
+        ensure(all(n in (2, 3) for n in self.path_legs_per_level), "path_legs_per_level", "each must be 2 or 3")
+        ensure(0 < self.still < self.min_move <= 0.6, "min_move", "must exceed still and be at most 0.6 tiles")
         ensure(0 < self.angle_margin < 22.5, "angle_margin", "must be between 0 and 22.5 degrees")
+        ensure(0.0 <= self.shared_kind_share <= 1.0, "shared_kind_share", "must be between 0 and 1")
+
+    @property
+    def drawn_families(self) -> tuple[str, ...]:
+        return (self.family,) if self.family else tuple(self.families)
 
 
 @dataclass(frozen=True)
 class Thing:
+    """One object: where it is at each waypoint ``(t, x, y)`` (floor units: pixels for ``flat``, else metres)."""
+
     name: str
-    color: str
-    shape: str
-    radius: float
-    x: float
-    y: float
+    path: tuple[tuple[float, float, float], ...]
+    flat: tuple[str, str, float] | None = None  # (colour, shape, radius) of a flat shape
+    prop: Prop | None = None
 
 
 @dataclass(frozen=True)
 class Scene:
+    family: str
+    level: int
     things: tuple[Thing, ...]
     mover: int
-    direction: str
-    distance: float  # pixels over the clip
+    legs: tuple[str, ...]  # the mover's compass direction per leg (two for a path)
     n_frames: int
     indices: tuple[int, ...]  # extracted frames, chronological
     shown: tuple[int, ...]  # image k shows chronological frame shown[k]
     kind: str
     sectors: int
     fps: int
+    tile: float  # floor units per tile
+    stage: Stage | None = None  # 3D families
+    pan: tuple[float, float] = (0.0, 0.0)  # flat: picture shift per second (pixels, x right and y down)
 
 
 class MotionDetection(Filming, Task):
     name = "motion_detection"
     category = "sequential"
-    description = "Find which object moved between video frames, where to, or the order of shuffled frames"
+    description = "Find which object moved between video frames, where to, along which path, or the frames' order"
     Config = MotionDetectionConfig
-    needs = Needs(renderer=None, cost=1.0)
+    needs = Needs(renderer="gl", cost=2.0)
+    image_size = 320
 
     def knobs(self, level: int) -> dict[str, Any]:
+        i = self.levels.index(level)
         return {
-            "n_objects": self.config.objects_per_level[level - 1],
-            "distance_px": [(90, 140), (50, 90), (28, 55)][level - 1],
-            "directions": (4, 8, 8)[level - 1],
-            "order_frames": (3, 3, 4)[level - 1],
-            "kinds": [["which", "direction"], ["which", "direction", "order"], ["which_direction", "order"]][level - 1],
+            "n_objects": self.config.objects_per_level[i],
+            "distance_tiles": [(1.6, 2.4), (1.0, 1.6), (0.8, 1.2)][min(i, 2)],
+            "directions": self.config.directions_per_level[i],
+            "order_frames": self.config.order_frames_per_level[i],
+            "path_legs": self.config.path_legs_per_level[i],
+            "camera_pan": self.config.pan_per_level[i],
+            "kinds": [
+                ["which", "direction", "order"],
+                ["which", "which_direction", "order", "path"],
+                ["which_direction", "order", "path"],
+            ][min(i, 2)],
         }
 
-    # -- scene and question ---------------------------------------------------------------------------------
+    def scene_knobs(self, scene: Scene) -> dict[str, Any]:
+        kinds = [t.prop.kind for t in scene.things if t.prop is not None]
+        return {"family": scene.family, "shared_kind": len(kinds) != len(set(kinds))}
+
+    # -- scene ----------------------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, level: int) -> Scene:
         k = self.knobs(level)
-        n, size = k["n_objects"], self.image_size
+        families = self.config.drawn_families
+        family = families[int(rng.integers(len(families)))]
         kind = k["kinds"][int(rng.integers(len(k["kinds"])))]
+        # the family and the kind stay as drawn: a layout that does not fit is drawn again here, so a rejection
+        # never shifts the mix towards the kinds that are easy to lay out
+        for _ in range(LAYOUT_TRIES - 1):
+            try:
+                return self._layout(rng, level, k, family, kind)
+            except Reject:
+                continue
+        return self._layout(rng, level, k, family, kind)
+
+    def _layout(self, rng: np.random.Generator, level: int, k: dict[str, Any], family: str, kind: str) -> Scene:
         sectors = k["directions"]
-        direction = DIRECTIONS[int(rng.integers(8))] if sectors == 8 else DIRECTIONS[2 * int(rng.integers(4))]
-        distance = float(rng.uniform(*k["distance_px"]))
+        fps = self.config.fps
+        pool = list(DIRECTIONS) if sectors == 8 else list(DIRECTIONS[::2])
+        first = pool[int(rng.integers(len(pool)))]
+        legs: tuple[str, ...] = (first,)
+        if kind == "path":
+            while len(legs) < k["path_legs"]:
+                turns = [d for d in pool if _turn(legs[-1], d) in ((2,) if sectors == 4 else (1, 2, 3))]
+                legs = (*legs, turns[int(rng.integers(len(turns)))])
+        lo, hi = k["distance_tiles"]
+        lengths = [float(rng.uniform(lo, hi)) for _ in legs]
         if kind == "order":
-            distance *= 1.6  # room for the intermediate frames
-        angle = math.radians(45 * DIRECTIONS.index(direction))
-        ux, uy = math.cos(angle), -math.sin(angle)
+            m = k["order_frames"]
+            lengths = [max(1.6 * lengths[0], ORDER_STEP * (m - 1))]
+            step = 2 if m > 4 else int(rng.integers(2, 4))
+            indices = tuple(step * j for j in range(m))
+            shown = tuple(int(v) for v in rng.permutation(m))
+            if shown == tuple(range(m)):
+                shown = tuple(reversed(shown)) if rng.random() < 0.5 else (*shown[1:], shown[0])
+        elif kind == "path":
+            step = int(rng.integers(3, 5))
+            indices = tuple(step * j for j in range(len(legs) + 1))
+            shown = tuple(range(len(legs) + 1))
+        else:
+            indices, shown = (0, int(rng.integers(5, 9))), (0, 1)
+        # waypoints of the mover in tiles, in the camera's frame (x: right, y: away / up the picture)
+        t_end = indices[-1] / fps
+        times = tuple(i / fps for i in indices) if kind == "path" else (0.0, t_end)
+        offsets = [np.zeros(2)]
+        for d, length in zip(legs, lengths, strict=True):
+            offsets.append(offsets[-1] + np.array(_unit(d)) * length)
+        args = (rng, level, k, kind, legs, offsets, times, indices, fps)
+        if family == "flat":
+            things, mover, stage, tile, pan = self._flat(*args)
+        else:
+            things, mover, stage, tile, pan = self._floor(family, *args)
+        return Scene(
+            family,
+            level,
+            tuple(things),
+            mover,
+            legs,
+            indices[-1] + 1,
+            indices,
+            shown,
+            kind,
+            sectors,
+            fps,
+            tile,
+            stage,
+            pan,
+        )
+
+    def _flat(self, rng, level, k, kind, legs, offsets, times, indices, fps):
+        size = self.image_size
+        tile = size / 8  # the floor's grid spacing
+        n = k["n_objects"]
         colors = track_colors(rng, n)
         shapes = [canvas2d.SHAPES_2D[int(i)] for i in rng.integers(len(canvas2d.SHAPES_2D), size=n)]
-        radii = [float(rng.uniform(15, 21)) for _ in range(n)]
-        # the mover first: its whole path must stay inside the frame
-        lo_x, hi_x = EDGE - min(0, ux * distance), size - EDGE - max(0, ux * distance)
-        lo_y, hi_y = EDGE - min(0, uy * distance), size - EDGE - max(0, uy * distance)
-        start = (float(rng.uniform(lo_x, hi_x)), float(rng.uniform(lo_y, hi_y)))
-        end = (start[0] + ux * distance, start[1] + uy * distance)
-        spots = [start]
+        radii = [float(rng.uniform(11, 15)) for _ in range(n)]
+        pan = (0.0, 0.0)
+        if k["camera_pan"]:
+            angle = float(rng.uniform(0, 2 * math.pi))
+            speed = float(rng.uniform(0.4, 0.7)) * tile
+            pan = (speed * math.cos(angle), speed * math.sin(angle))
+        t_end = times[-1]
+        span = [(pan[0] * t_end, pan[1] * t_end)]
+        # picture offsets of the mover's waypoints: tiles (x right, y up) to pixels (x right, y down)
+        pts = [np.array([o[0], -o[1]]) * tile for o in offsets]
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        shift_x = [0.0, span[0][0]]
+        shift_y = [0.0, span[0][1]]
+        lo_x = EDGE + radii[0] - min(xs) - min(shift_x)
+        hi_x = size - EDGE - radii[0] - max(xs) - max(shift_x)
+        lo_y = EDGE + radii[0] - min(ys) - min(shift_y)
+        hi_y = size - EDGE - 14 - radii[0] - max(ys) - max(shift_y)  # the time code sits at the bottom
+        if hi_x < lo_x or hi_y < lo_y:
+            raise Reject("the mover's path does not fit in the picture")
+        start = np.array([rng.uniform(lo_x, hi_x), rng.uniform(lo_y, hi_y)])
+        path = [start + p for p in pts]
+        spots: list[np.ndarray] = []
         for i in range(1, n):
             for _ in range(200):
-                p = (float(rng.uniform(EDGE, size - EDGE)), float(rng.uniform(EDGE, size - EDGE - 20)))
-                if _segment_distance(p, start, end) > radii[0] + radii[i] + 14 and all(
-                    math.dist(p, q) > radii[i] + 21 + 14 for q in spots[1:]
-                ):
+                p = np.array([rng.uniform(EDGE + 6, size - EDGE - 6), rng.uniform(EDGE + 6, size - EDGE - 20)])
+                q = p + np.array(span[0])
+                if not (EDGE <= q[0] <= size - EDGE and EDGE <= q[1] <= size - EDGE - 14):
+                    continue
+                clear = all(
+                    _segment_distance(p, a, b) > radii[0] + radii[i] + 10 for a, b in zip(path, path[1:], strict=False)
+                )
+                if clear and all(np.linalg.norm(p - s) > radii[i] + 15 + 10 for s in spots):
                     spots.append(p)
                     break
             else:
                 raise Reject("no room for the objects")
-        order = rng.permutation(n)  # the mover is a random one of the named objects
-        things = [None] * n
+        order = [int(v) for v in rng.permutation(n)]  # the mover is a random one of the named objects
+        things: list[Thing | None] = [None] * n
         for slot_i, j in enumerate(order):
-            things[int(j)] = Thing(
-                canvas2d.shape_name(colors[slot_i], shapes[slot_i]),
-                colors[slot_i],
-                shapes[slot_i],
-                radii[slot_i],
-                *spots[slot_i],
-            )
-        mover = int(order[0])
-        fps = self.config.fps
-        last = int(round(1.5 * fps))
-        if kind == "order":
-            m = k["order_frames"]
-            indices = tuple(round(last * j / (m - 1)) for j in range(m))
-            shown = tuple(int(v) for v in rng.permutation(m))
-            if shown == tuple(range(m)):
-                shown = tuple(reversed(shown)) if rng.random() < 0.5 else (*shown[1:], shown[0])
-        else:
-            indices, shown = (0, last), (0, 1)
-        return Scene(tuple(things), mover, direction, distance, last + 1, indices, shown, kind, sectors, fps)
+            if slot_i == 0:
+                waypoints = tuple((t, float(p[0]), float(p[1])) for t, p in zip(times, path, strict=True))
+            else:
+                waypoints = ((0.0, float(spots[slot_i - 1][0]), float(spots[slot_i - 1][1])),)
+            name = canvas2d.shape_name(colors[slot_i], shapes[slot_i])
+            things[j] = Thing(name, waypoints, flat=(colors[slot_i], shapes[slot_i], radii[slot_i]))
+        return things, order[0], None, tile, pan
 
+    def _floor(self, family, rng, level, k, kind, legs, offsets, times, indices, fps):
+        size = self.image_size
+        setting = SETTINGS[family]
+        tile = setting.tile
+        n = k["n_objects"]
+        ground, line = setting.grounds[int(rng.integers(len(setting.grounds)))]
+        shared = level != self.levels[0] and rng.random() < self.config.shared_kind_share
+        picks = clips3d.pick_props(rng, setting, n, (ground, line), shared_kind=shared)
+        shot = clips3d.shoot_from(rng, setting, pan=k["camera_pan"])
+        stage = Stage(setting, ground, clips3d.tile_lines(setting, line, shot.target[:2]), shot)
+        right, away = clips3d.view_axes(shot.camera(0.0))
+        shown = [f / fps for f in indices]
+        layout = clips3d.Layout(shot, shown, [f / fps for f in range(indices[-1] + 1)], size)
+        mover_name, mover_kind, mover_variant = picks[0]
+        height = clips3d.height_of(rng, mover_kind, mover_variant)
+        world = [o[0] * right + o[1] * away for o in offsets]  # tiles, on the floor
+        for _ in range(150):
+            start = np.array(shot.target[:2]) + clips3d.spot(rng, right, away) * tile
+            pts = [start + w * tile for w in world]
+            waypoints = tuple((t, float(p[0]), float(p[1])) for t, p in zip(times, pts, strict=True))
+            first = world[1] - world[0]
+            yaw = (
+                math.atan2(first[1], first[0]) + math.pi / 2
+                if mover_kind in VEHICLES and len(legs) == 1
+                else float(rng.uniform(0, 2 * math.pi))
+            )
+            prop = Prop(mover_name, mover_kind, mover_variant, height, waypoints, yaw)
+            if layout.add(prop):
+                break
+        else:
+            raise Reject("the mover's path does not fit in the picture")
+        for name, kind_, variant in picks[1:]:
+            h = clips3d.height_of(rng, kind_, variant)
+            for _ in range(150):
+                p = np.array(shot.target[:2]) + clips3d.spot(rng, right, away) * tile
+                prop = Prop(
+                    name, kind_, variant, h, ((0.0, float(p[0]), float(p[1])),), float(rng.uniform(0, 2 * math.pi))
+                )
+                if layout.add(prop):
+                    break
+            else:
+                raise Reject("no room for the objects")
+        props = layout.props
+        order = [int(v) for v in rng.permutation(n)]
+        things: list[Thing | None] = [None] * n
+        for slot_i, j in enumerate(order):
+            things[j] = Thing(props[slot_i].name, props[slot_i].path, prop=props[slot_i])
+        return things, order[0], stage, tile, (0.0, 0.0)
+
+    # -- question -------------------------------------------------------------------------------------------
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
         names = [t.name for t in scene.things]
         mover = names[scene.mover]
         n_opt = self.config.n_options
-        dt = (scene.indices[-1] - scene.indices[0]) / scene.fps
+        phrase = PHRASE_FLAT if scene.family == "flat" else PHRASE_3D
         pool = list(DIRECTIONS) if scene.sectors == 8 else list(DIRECTIONS[::2])
-        facts: dict[str, Any] = {"kind": scene.kind, "sectors": scene.sectors, "names": names}
+        facts: dict[str, Any] = {"kind": scene.kind, "sectors": scene.sectors, "names": names, "family": scene.family}
+        times = [scene.indices[c] / scene.fps for c in scene.shown]
+        facts["times"] = times
+        intro = self._intro(scene, times)
+        direction = scene.legs[0]
         if scene.kind == "which":
             others = [names[int(i)] for i in rng.permutation(len(names)) if int(i) != scene.mover][: n_opt - 1]
             keys: list[Any] = place(mover, others, slot)
             options = [f"The {k}" for k in keys]
-            text = (
-                f"<image> and <image> are two frames of one video of a floor with {len(names)} objects, taken "
-                f"{seconds(dt)} s apart. Which object moved between the two frames?"
-            )
+            ask = "Which object moved between the two frames?"
         elif scene.kind == "direction":
-            others = [d for d in (pool[int(i)] for i in rng.permutation(len(pool))) if d != scene.direction]
-            keys = place(scene.direction, others[: n_opt - 1], slot)
-            options = [PHRASE[d].capitalize() for d in keys]
-            text = (
-                f"<image> and <image> are two frames of one video, taken {seconds(dt)} s apart. Between them the "
-                f"{mover} moved while everything else stayed still. In which direction did the {mover} move?"
-            )
+            others = [d for d in (pool[int(i)] for i in rng.permutation(len(pool))) if d != direction]
+            keys = place(direction, others[: n_opt - 1], slot)
+            options = [phrase[d].capitalize() for d in keys]
+            ask = f"Between them the {mover} moved while everything else stayed still. In which direction did it move?"
             facts["object"] = mover
         elif scene.kind == "which_direction":
-            correct = (mover, scene.direction)
-
-            def make() -> tuple[str, str]:
-                who = mover if rng.random() < 0.4 else names[int(rng.integers(len(names)))]
-                return (who, pool[int(rng.integers(len(pool)))])
-
-            keys = place(correct, draw_distinct(make, n_opt - 1, exclude=[correct]), slot)
-            options = [f"The {who} moved {PHRASE[d]}" for who, d in keys]
-            text = (
-                f"<image> and <image> are two frames of one video of a floor with {len(names)} objects, taken "
-                f"{seconds(dt)} s apart. Which statement describes what changed between the two frames?"
+            other = names[[int(i) for i in rng.permutation(len(names)) if int(i) != scene.mover][0]]
+            turn = [d for d in pool if d != direction]
+            wrong = turn[int(rng.integers(len(turn)))]
+            grid = [(who, d) for who, d in product((mover, other), (direction, wrong))]
+            distractors = [g for g in grid if g != (mover, direction)]
+            keys = place((mover, direction), [distractors[int(i)] for i in rng.permutation(3)], slot)
+            options = [f"The {who} moved {phrase[d]}" for who, d in keys]
+            ask = "Which statement describes what changed between the two frames?"
+        elif scene.kind == "path":
+            keys = self._path_options(scene, rng, slot, pool)
+            options = [", then ".join(phrase[d] for d in key).capitalize() for key in keys]
+            turns = (
+                "once, at the moment of the second frame"
+                if len(scene.legs) == 2
+                else ("twice, at the moments of the second and the third frame")
             )
-        else:
-            m = len(scene.indices)
-            # image numbers (1-based) in chronological order
-            chrono = tuple(1 + scene.shown.index(c) for c in range(m))
-            keys = place(chrono, permutation_distractors(rng, chrono, n_opt - 1, near=m > 3), slot)
-            options = [" -> ".join(f"Image {i}" for i in order) for order in keys]
-            slots = ", ".join(["<image>"] * m)
-            text = (
-                f"The frames {slots} were extracted from one video, spaced equally in time, and are shown in a "
-                f"random order. In the video the {mover} slides steadily {PHRASE[scene.direction]} while everything "
-                "else stays still. Which order of the frames is chronological (earliest first)?"
+            ask = (
+                f"The {mover} slid in straight lines and turned {turns}; everything else stayed still. Which "
+                "describes its path?"
             )
             facts["object"] = mover
-            facts["direction"] = scene.direction
+        else:
+            m = len(scene.indices)
+            chrono = tuple(1 + scene.shown.index(c) for c in range(m))
+            if m == 4:
+                # the true order with its first two frames swapped, its last two, or both: four orders each of which
+                # is the others with the same swaps, so none sits in the middle of the rest, and a hidden frame
+                # leaves the order that swaps it with its neighbour
+                swaps = [((0, 1),), ((2, 3),), ((0, 1), (2, 3))]
+                distractors = [_swapped(chrono, pairs) for pairs in swaps]
+            else:
+                distractors = permutation_distractors(rng, chrono, n_opt - 1, near=False)
+            keys = place(chrono, [distractors[int(i)] for i in rng.permutation(len(distractors))], slot)
+            options = [" -> ".join(f"Image {i}" for i in order) for order in keys]
+            ask = (
+                f"In the video the {mover} slides steadily {phrase[direction]} while everything else stays still. "
+                "Which order of the frames is chronological (earliest first)?"
+            )
+            facts["object"] = mover
+            facts["direction"] = direction
         facts["keys"] = [list(k) if isinstance(k, tuple) else k for k in keys]
-        return Question(text=text, options=options, answer=slot, facts=facts)
+        return Question(text=f"{intro} {ask}", options=options, answer=slot, facts=facts)
+
+    def _intro(self, scene: Scene, times: list[float]) -> str:
+        n = len(scene.things)
+        where = "a floor" if scene.family == "flat" else f"a {SETTINGS[scene.family].noun}"
+        pan = (
+            " The camera pans during the video."
+            if scene.pan != (0.0, 0.0) or (scene.stage and scene.stage.shot.moving)
+            else ""
+        )
+        if scene.kind == "order":
+            slots = ", ".join(["<image>"] * len(scene.indices))
+            return (
+                f"The frames {slots} were extracted from one video of {n} objects on {where}, spaced equally in time, "
+                f"and are shown in a random order.{pan}"
+            )
+        slots = ", ".join(["<image>"] * len(times[:-1])) + " and <image>"
+        stamps = ", ".join(seconds(t) for t in times[:-1]) + f" and {seconds(times[-1])} s"
+        return f"{slots} are frames of one video of {n} objects on {where}, taken at t = {stamps}.{pan}"
+
+    def _path_options(self, scene: Scene, rng: np.random.Generator, slot: int, pool: list[str]) -> list[Any]:
+        """The true legs with the first leg changed, the last one, or both: each first and each last direction is
+        named twice, and a middle leg (of three) is the same in every option. Hiding the first (last) frame leaves
+        the option with the other first (last) leg; hiding a frame between two legs leaves only their sum, and the
+        changed leg is drawn so that it and its neighbour can add up to that sum too."""
+        legs = scene.legs
+        mover = scene.things[scene.mover]
+        at = [_tiles(mover, scene, k) for k in range(len(legs) + 1)]
+        need = self.requires_needed(scene.level)
+        for _ in range(40):
+            first = pool[int(rng.integers(len(pool)))]
+            last = pool[int(rng.integers(len(pool)))]
+            changed = [(first, *legs[1:]), (*legs[:-1], last), (first, *legs[1:-1], last)]
+            if (
+                first == legs[0]
+                or last == legs[-1]
+                or any(_turn(a, b) in (0, 4) for c in changed for a, b in zip(c, c[1:], strict=False))
+            ):
+                continue
+            # hiding frame 1 merges legs 1 and 2: the option with the other first leg must still add up; likewise
+            # hiding the frame before the last leg, for the option with the other last leg
+            head = _spans(at[2] - at[0], first, legs[1])
+            tail = _spans(at[-1] - at[-3], legs[-2], last)
+            if len(legs) == 2:  # one middle frame: any one of the three others adding up will do
+                enough = head or tail or _spans(at[2] - at[0], first, last)
+            else:
+                enough = head and tail
+            if not need or enough:
+                return place(tuple(legs), [changed[int(i)] for i in rng.permutation(3)], slot)
+        raise Reject("no set of paths needs every frame")
 
     # -- rendering and verification ----------------------------------------------------------------------------
     def render(self, scene: Scene, question: Question) -> Rendered:
         self._start_filming()
         size = self.image_size
-        base = canvas2d.floor(size, grid=56)
-        angle = math.radians(45 * DIRECTIONS.index(scene.direction))
-        ux, uy = math.cos(angle), -math.sin(angle)
-        last = scene.n_frames - 1
+        if scene.stage is None:
+            frames, cams, blobs = self._film_flat(scene)
+            floors = {
+                t.name: [_flat_floor(b.centroid, c) for b, c in zip(blobs[t.name], cams, strict=True)]
+                for t in scene.things
+            }
+            axes = {"right": [1.0, 0.0], "away": [0.0, 1.0]}
+        else:
+            shots = clips3d.film(
+                self.shoot, size, [t.prop for t in scene.things], scene.stage, scene.n_frames, scene.fps, scene.indices
+            )
+            frames = [s.image for s in shots]
+            cams = [s.calibration(size) for s in shots]
+            blobs = {t.name: [s.blobs[i] for s in shots] for i, t in enumerate(scene.things)}
+            floors = {
+                t.name: [list(p) for p in clips3d.on_floor(blobs[t.name], [s.camera for s in shots], size)]
+                for t in scene.things
+            }
+            right, away = clips3d.view_axes(shots[0].camera)
+            axes = {"right": [round(float(v), 6) for v in right], "away": [round(float(v), 6) for v in away]}
+        # frames are chronological here; images are shown in the order scene.shown
+        images = [frames[c] for c in scene.shown]
+        tracks = {}
+        for t in scene.things:
+            b = [blobs[t.name][c] for c in scene.shown]
+            tracks[t.name] = {
+                "px": [[round(x.centroid[0], 2), round(x.centroid[1], 2)] for x in b],
+                "box": [x.box for x in b],
+                "floor": [[round(float(v), 4) for v in floors[t.name][c]] for c in scene.shown],
+            }
+        regions = [Region(k, name, box) for name, tr in tracks.items() for k, box in enumerate(tr["box"])]
+        measured = {
+            "tracks": tracks,
+            "cameras": [cams[c] for c in scene.shown],
+            "axes": axes,
+            "tile": scene.tile,
+        }
+        return Rendered(images=images, measured=measured, regions=regions, videos=self.videos())
+
+    def _film_flat(self, scene: Scene):
+        size = self.image_size
         frames = []
         for f in range(scene.n_frames):
-            img = base.copy()
-            for i, t in enumerate(scene.things):
-                x, y = t.x, t.y
-                if i == scene.mover:
-                    x, y = x + ux * scene.distance * f / last, y + uy * scene.distance * f / last
-                canvas2d.draw_shape(img, t.shape, (x, y), t.radius, t.color)
-            canvas2d.timecode(img, f"t = {f / scene.fps:.2f} s" if scene.kind != "order" else "")
+            t = f / scene.fps
+            ox, oy = scene.pan[0] * t, scene.pan[1] * t
+            img = _grid_floor(size, round(scene.tile), ox, oy)
+            for th in scene.things:
+                x, y = _at(th.path, t)
+                color, shape, radius = th.flat
+                canvas2d.draw_shape(img, shape, (x + ox, y + oy), radius, color)
+            canvas2d.timecode(img, f"t = {t:.2f} s" if scene.kind != "order" else "")
             frames.append(img)
         decoded = self.shoot(frames, scene.indices)
-        images = [decoded[c] for c in scene.shown]
-        times = [scene.indices[c] / scene.fps for c in scene.shown]
-        ranges = [ColorRange.around(t.name, PALETTE[t.color], 40) for t in scene.things]
-        track = track_frames(images, times, ranges, min_pixels=150)
-        regions, positions = [], {}
-        for name, blobs in track.blobs.items():
-            if any(b is None for b in blobs):
+        times = [i / scene.fps for i in scene.indices]
+        ranges = [ColorRange.around(th.name, PALETTE[th.flat[0]], 40) for th in scene.things]
+        track = track_frames(decoded, times, ranges, min_pixels=120)
+        for b in track.blobs.values():
+            if any(x is None for x in b):
                 raise Reject("an object is not found in a decoded frame")
-            regions += [Region(k, name, b.box) for k, b in enumerate(blobs)]
-            positions[name] = {
-                "x": [round(b.centroid[0], 2) for b in blobs],
-                "y": [round(b.centroid[1], 2) for b in blobs],
-                "box": [b.box for b in blobs],
-            }
-        return Rendered(images=images, measured={"positions": positions}, regions=regions, videos=self.videos())
+        cams = [{"offset": [round(scene.pan[0] * t, 3), round(scene.pan[1] * t, 3)], "size": size} for t in times]
+        return decoded, cams, track.blobs
 
     def verify(self, question: Question, rendered: Rendered) -> int:
-        facts, pos = question.facts, rendered.measured["positions"]
-        kind = facts["kind"]
-        if kind == "order":
-            d = DIRECTIONS.index(facts["direction"])
-            ux, uy = math.cos(math.radians(45 * d)), -math.sin(math.radians(45 * d))
-            p = pos[facts["object"]]
-            progress = [x * ux + y * uy for x, y in zip(p["x"], p["y"], strict=True)]
-            chrono = sorted(range(len(progress)), key=lambda k: progress[k])
-            gaps = [progress[b] - progress[a] for a, b in zip(chrono, chrono[1:], strict=False)]
-            if min(gaps) < self.config.min_move_px:
-                raise Reject("frames too close along the motion")
-            want: Any = [k + 1 for k in chrono]
-        else:
-            moved = {n: math.hypot(p["x"][-1] - p["x"][0], p["y"][-1] - p["y"][0]) for n, p in pos.items()}
-            movers = [n for n, d in moved.items() if d >= self.config.min_move_px]
-            unclear = [n for n, d in moved.items() if self.config.still_px <= d < self.config.min_move_px]
-            if len(movers) != 1 or unclear:
-                raise Reject(f"{len(movers)} objects clearly moved, {len(unclear)} unclear")
-            mover = movers[0]
-            p = pos[mover]
-            dx, dy = p["x"][-1] - p["x"][0], p["y"][-1] - p["y"][0]
-            sectors = facts["sectors"]
-            width = 360 / sectors
-            off = (angle_of(dx, dy) + width / 2) % width - width / 2
-            if abs(off) > self.config.angle_margin:
-                raise Reject("measured direction between two compass directions")
-            direction = direction_of(dx, dy, sectors)
-            want = {"which": mover, "direction": direction, "which_direction": [mover, direction]}[kind]
-            if kind == "direction" and mover != facts["object"]:
-                raise Reject("a different object moved")
-        matches = [i for i, key in enumerate(facts["keys"]) if key == want]
+        want = self._measured_key(question, rendered)
+        matches = [i for i, key in enumerate(question.facts["keys"]) if key == want]
         if len(matches) != 1:
             raise Reject("the measured answer is not exactly one option")
         return matches[0]
 
+    def _measured_key(self, question: Question, rendered: Rendered) -> Any:
+        facts = question.facts
+        kind = facts["kind"]
+        pos = _positions(rendered.measured)
+        if kind == "order":
+            progress = _progress(pos[facts["object"]], facts["direction"])
+            chrono = sorted(range(len(progress)), key=lambda k: progress[k])
+            gaps = [progress[b] - progress[a] for a, b in zip(chrono, chrono[1:], strict=False)]
+            if min(gaps) < self.config.min_move:
+                raise Reject("frames too close along the motion")
+            return [k + 1 for k in chrono]
+        moved = {n: float(np.linalg.norm(p[-1] - p[0])) for n, p in pos.items()}
+        if kind == "path":
+            mover = facts["object"]
+            legs = [pos[mover][k + 1] - pos[mover][k] for k in range(len(pos[mover]) - 1)]
+            others = [n for n in pos if n != mover]
+            if any(moved[n] >= self.config.still for n in others):
+                raise Reject("an object that should stay still moved")
+            if min(float(np.linalg.norm(g)) for g in legs) < self.config.min_move:
+                raise Reject("a leg of the path is too short to see")
+            return [self._sector(g, facts["sectors"]) for g in legs]
+        movers = [n for n, d in moved.items() if d >= self.config.min_move]
+        unclear = [n for n, d in moved.items() if self.config.still <= d < self.config.min_move]
+        if len(movers) != 1 or unclear:
+            raise Reject(f"{len(movers)} objects clearly moved, {len(unclear)} unclear")
+        mover = movers[0]
+        direction = self._sector(pos[mover][-1] - pos[mover][0], facts["sectors"])
+        if kind == "direction" and mover != facts["object"]:
+            raise Reject("a different object moved")
+        return {"which": mover, "direction": direction, "which_direction": [mover, direction]}[kind]
+
+    def _sector(self, shift: np.ndarray, sectors: int) -> str:
+        angle = math.degrees(math.atan2(shift[1], shift[0])) % 360
+        width = 360 / sectors
+        off = (angle + width / 2) % width - width / 2
+        if abs(off) > self.config.angle_margin:
+            raise Reject("measured direction between two compass directions")
+        return _compass(angle, sectors)
+
+    def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int]:
+        keys = question.facts["keys"]
+        kind = question.facts["kind"]
+        if not hidden:
+            return {self.verify(question, rendered)}
+        if kind in ("which", "direction", "which_direction"):
+            return set(range(len(keys)))  # one frame alone shows no change
+        pos = _positions(rendered.measured)
+        if kind == "order":
+            progress = _progress(pos[question.facts["object"]], question.facts["direction"])
+            seen = sorted((k for k in range(len(progress)) if k not in hidden), key=lambda k: progress[k])
+            return {i for i, key in enumerate(keys) if [k - 1 for k in key if k - 1 not in hidden] == seen}
+        p = pos[question.facts["object"]]
+        sectors = question.facts["sectors"]
+        seen = [k for k in range(len(p)) if k not in hidden]
+        out = set()
+        for i, key in enumerate(keys):
+            fits = True
+            for a, b in zip(seen, seen[1:], strict=False):  # legs a+1 .. b between two frames that are shown
+                shift = p[b] - p[a]
+                if b == a + 1:
+                    fits &= _compass_of(shift, sectors) == key[a]
+                else:
+                    fits &= any(_spans(shift, x, y) for x, y in combinations(key[a:b], 2))
+            if fits:
+                out.add(i)
+        return out
+
     # -- reasoning steps ------------------------------------------------------------------------------------
     def step_facts(self, scene: Scene, question: Question, rendered: Rendered) -> dict[str, Any]:
-        pos = rendered.measured["positions"]
+        tracks = rendered.measured["tracks"]
+        pos = _positions(rendered.measured)
         names = [t.name for t in scene.things]
         mover = names[scene.mover]
         n_img = len(rendered.images)
+        flat = scene.family == "flat"
+        phrase = PHRASE_FLAT if flat else PHRASE_3D
+        times = question.facts["times"]
         objects = []
         for t in scene.things:
             p = pos[t.name]
-            dx, dy = p["x"][-1] - p["x"][0], p["y"][-1] - p["y"][0]
+            shift = p[-1] - p[0]
             objects.append(
                 {
                     "name": t.name,
-                    "where": [{"image": k + 1, "x": round(p["x"][k]), "y": round(p["y"][k])} for k in range(n_img)],
-                    "boxes": [{"image": k + 1, "box": p["box"][k]} for k in range(n_img)],
-                    "shift": round(math.hypot(dx, dy), 1),
-                    "dx": round(dx),
-                    "dy": round(dy),
+                    "boxes": [{"image": k + 1, "box": tracks[t.name]["box"][k]} for k in range(n_img)],
+                    "where": [_where(tracks[t.name]["px"][k], self.image_size, flat) for k in range(n_img)],
+                    "shift": f"{float(np.linalg.norm(shift)):.1f}",
+                    "across": f"{abs(shift[0]):.1f}",
+                    "along": f"{abs(shift[1]):.1f}",
+                    "side": "right" if shift[0] > 0 else "left",
+                    "depth": ("up" if shift[1] > 0 else "down")
+                    if flat
+                    else ("away from" if shift[1] > 0 else "towards"),
                 }
             )
         chrono = [1 + scene.shown.index(c) for c in range(len(scene.indices))]
-        p = pos[mover]
-        times = [scene.indices[c] / scene.fps for c in range(len(scene.indices))]
-        return {
+        facts: dict[str, Any] = {
             "kind": scene.kind,
+            "flat": flat,
+            "surface": "floor" if flat else SETTINGS[scene.family].surface,
+            "unit": "grid square" if flat else SETTINGS[scene.family].tile_word,
+            "pan": scene.pan != (0.0, 0.0) or bool(scene.stage and scene.stage.shot.moving),
             "mover": mover,
-            "direction": PHRASE[scene.direction],
+            "direction": phrase[scene.legs[0]],
             "objects": objects,
             "still": [o for o in objects if o["name"] != mover],
             "moving": next(o for o in objects if o["name"] == mover),
             "n_images": n_img,
-            "chrono": [
-                {"image": k, "x": round(p["x"][k - 1]), "y": round(p["y"][k - 1]), "time": seconds(t)}
-                for k, t in zip(chrono, times, strict=True)
-            ],
+            "times": [seconds(t) for t in times],
             "chrono_text": image_list(chrono),
-            "dt": seconds(times[-1] - times[0]),
+            "chrono": [],
+            "dt": seconds(max(times) - min(times)),
         }
+        if scene.kind == "order":
+            progress = _progress(pos[mover], scene.legs[0])
+            facts["chrono"] = [{"image": k, "progress": f"{progress[k - 1] - min(progress):.1f}"} for k in chrono]
+        if scene.kind == "path":
+            p = pos[mover]
+            facts["legs"] = [
+                {
+                    "from": k + 1,
+                    "to": k + 2,
+                    "length": f"{float(np.linalg.norm(p[k + 1] - p[k])):.1f}",
+                    "direction": phrase[d],
+                }
+                for k, d in enumerate(scene.legs)
+            ]
+        return facts
 
 
-def _segment_distance(p: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
-    ax, ay = a
-    bx, by = b
-    vx, vy = bx - ax, by - ay
-    t = max(0.0, min(1.0, ((p[0] - ax) * vx + (p[1] - ay) * vy) / max(vx * vx + vy * vy, 1e-9)))
-    return math.dist(p, (ax + t * vx, ay + t * vy))
+# -- helpers ------------------------------------------------------------------------------------------------------
+def _unit(direction: str) -> tuple[float, float]:
+    a = math.radians(45 * DIRECTIONS.index(direction))
+    return math.cos(a), math.sin(a)
+
+
+def _turn(a: str, b: str) -> int:
+    """Eighths of a turn between two compass directions (0 to 4)."""
+    d = abs(DIRECTIONS.index(a) - DIRECTIONS.index(b)) % 8
+    return min(d, 8 - d)
+
+
+def _compass(angle: float, sectors: int) -> str:
+    if sectors == 4:
+        return DIRECTIONS[2 * (int((angle + 45) // 90) % 4)]
+    return DIRECTIONS[int((angle + 22.5) // 45) % 8]
+
+
+def _compass_of(shift: np.ndarray, sectors: int) -> str:
+    return _compass(math.degrees(math.atan2(shift[1], shift[0])) % 360, sectors)
+
+
+def _spans(net: np.ndarray, a: str, b: str) -> bool:
+    """Whether a shift along ``a`` then along ``b`` (both of positive length) can add up to ``net``."""
+    m = np.array([_unit(a), _unit(b)]).T
+    if abs(np.linalg.det(m)) < 1e-6:
+        return False
+    s, t = np.linalg.solve(m, np.asarray(net, float))
+    return bool(s > 0 and t > 0)
+
+
+def _swapped(order: tuple[int, ...], pairs) -> tuple[int, ...]:
+    items = list(order)
+    for i, j in pairs:
+        items[i], items[j] = items[j], items[i]
+    return tuple(items)
+
+
+def _at(path: tuple[tuple[float, float, float], ...], t: float) -> tuple[float, float]:
+    if t <= path[0][0]:
+        return path[0][1], path[0][2]
+    for (t0, x0, y0), (t1, x1, y1) in zip(path, path[1:], strict=False):
+        if t <= t1:
+            a = (t - t0) / (t1 - t0)
+            return x0 + a * (x1 - x0), y0 + a * (y1 - y0)
+    return path[-1][1], path[-1][2]
+
+
+def _tiles(thing: Thing, scene: Scene, k: int) -> np.ndarray:
+    """True position of ``thing`` at chronological extracted frame ``k``, in tiles on the camera's axes."""
+    t = scene.indices[k] / scene.fps
+    x, y = thing.prop.at(t) if thing.prop is not None else _at(thing.path, t)
+    if scene.stage is None:
+        return np.array([x, -y]) / scene.tile
+    right, away = clips3d.view_axes(scene.stage.shot.camera(0.0))
+    p = np.array([x, y])
+    return np.array([p @ right, p @ away]) / scene.tile
+
+
+def _flat_floor(centroid: tuple[float, float], cam: dict[str, Any]) -> list[float]:
+    """A flat frame's pixel position on the floor: the picture's shift taken off; y up."""
+    return [round(centroid[0] - cam["offset"][0], 3), round(-(centroid[1] - cam["offset"][1]), 3)]
+
+
+def _positions(measured: dict[str, Any]) -> dict[str, np.ndarray]:
+    """Each object's positions per image in tiles, on the camera's axes (x: right, y: away from the camera)."""
+    axes = np.array([measured["axes"]["right"], measured["axes"]["away"]])
+    return {
+        name: (np.asarray(t["floor"], float) @ axes.T) / measured["tile"]
+        for name, t in sorted(measured["tracks"].items())
+    }
+
+
+def _progress(p: np.ndarray, direction: str) -> list[float]:
+    u = np.array(_unit(direction))
+    return [float(v @ u) for v in p]
+
+
+def _where(px: list[float], size: int, flat: bool) -> str:
+    """Where in the picture a point is, as a phrase: "at the back left", "on the right", "in the centre"."""
+    x, y = px
+    across = "left" if x < size / 3 else "right" if x > 2 * size / 3 else ""
+    if flat:
+        depth = "top" if y < size / 3 else "bottom" if y > 2 * size / 3 else ""
+    else:
+        depth = "back" if y < size / 3 else "front" if y > 2 * size / 3 else ""
+    if depth:
+        return f"at the {depth} {across}".rstrip()
+    return f"on the {across}" if across else "in the centre"
+
+
+def _grid_floor(size: int, grid: int, ox: float, oy: float) -> np.ndarray:
+    img = np.empty((size, size, 3), np.uint8)
+    img[:] = canvas2d.FLOOR
+    for v in range(-grid + int(round(ox)) % grid, size, grid):
+        if 0 <= v < size:
+            img[:, v] = canvas2d.LINE
+    for v in range(-grid + int(round(oy)) % grid, size, grid):
+        if 0 <= v < size:
+            img[v, :] = canvas2d.LINE
+    return img
+
+
+def _segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    v = b - a
+    t = max(0.0, min(1.0, float((p - a) @ v) / max(float(v @ v), 1e-9)))
+    return float(np.linalg.norm(p - (a + t * v)))
