@@ -26,6 +26,11 @@ def _pt(x: float, y: float) -> tuple[int, int]:
     return (int(round(x * ONE)), int(round(y * ONE)))
 
 
+def a(word: str) -> str:
+    """``word`` with its indefinite article ("a carrot", "an orange")."""
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
+
+
 def clamp(rgb: Sequence[float]) -> RGB:
     r, g, b = (int(np.clip(round(c), 0, 255)) for c in rgb)
     return (r, g, b)

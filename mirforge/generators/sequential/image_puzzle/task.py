@@ -1,27 +1,34 @@
-"""image_puzzle: where does a tile belong, which tile fills the hole, which arrangement restores the picture?
+"""image_puzzle: where do tiles belong, which tile fills a hole, which tile joins another, which arrangement?
 
-A procedural landscape (sky, sun, clouds, hills, a lake, a path, houses, trees, and one distinct landmark in
-every grid cell) is rendered at high resolution and cut into a ``grid x grid`` set of tiles. Questions:
+A picture from one of several families (:mod:`.pictures`: landscape, city, underwater, room, abstract art, town map),
+in one of several styles (flat, painted, pixel art, poster), is drawn at ``448 x grid`` pixels and cut into a
+``grid x grid`` set of 448-pixel tiles, so tiles are shown at full resolution. Motifs repeat across the picture, so no
+cell is told apart by one landmark of its own. The level's grid is used by every question of the level. Questions:
 
-- ``where``: Image 1 is the picture with its grid drawn, Image 2 one tile; which cell does the tile come from?
-- ``missing``: Image 1 is the picture with one cell blanked out, the next images are candidate tiles; which
-  one fills the hole? Distractors are other cells' tiles, and at level 3 also the true tile mirrored and tiles
-  cut half a cell off the grid.
-- ``arrangement``: the four tiles of a 2 x 2 cut are shown shuffled; which arrangement restores the picture?
-  The options are a coset of a group of tile moves (see :func:`_coset_distractors`): at level 3 swaps of
-  neighbouring tiles, otherwise moves that displace every tile.
+- ``where`` (level 1): Image 1 is the picture with its grid drawn, Image 2 one tile; which cell is it from?
+- ``arrangement`` (level 1, a 2 x 2 cut): four shuffled tiles; which arrangement restores the picture? The options
+  are a coset of a group of moves that each displace all four tiles (see :func:`_coset_distractors`), so none
+  is the centre of the others.
+- ``where2`` (level 2): Image 1 the picture, Images 2 and 3 two tiles; the options pair one of two cells for the
+  first tile with one of two for the second (every combination), each tile's other cell the one most like its own,
+  so each tile decides one half of the answer and both are needed.
+- ``missing`` (levels 2, 3): Image 1 the picture with one cell blanked out; Images 2 to 5 candidate tiles (option
+  images). Distractors are other cells' tiles (level 2) or crops half a cell off the grid, laid out as a 2 x 2 block
+  of half-cell steps with the true tile at a random corner (level 3, an inner hole so that every corner fits), so
+  no candidate is the others' consensus.
+- ``neighbour`` (level 3): Image 1 one tile; Images 2 to 5 candidate tiles (option images); which one joins it on
+  the named side? No picture is shown: only the edges tell.
 
-The verifier works on the rendered images only: for ``where`` it shrinks the tile to a cell and compares it
-with every cell of the picture (mean absolute difference); for ``missing`` it pastes each candidate into the
-hole and measures the colour jump across the hole's border; for ``arrangement`` it reassembles each option from
-the tile images and measures the jump across the seams. The best option must beat the runner-up by the factor
-``margin`` or the scene is rejected.
+The verifier works on the rendered images only: it shrinks a tile to a cell and compares it with the picture (mean
+absolute difference), pastes a candidate into the hole and measures the colour jump around it, or measures the jump
+across a seam. The best option must beat the runner-up by the factor ``margin`` and by ``min_gap`` grey levels, or the
+scene is rejected; ``ask`` draws distractors that pass this test on the picture itself, so the loop rarely rejects.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from itertools import permutations
 from typing import Any
 
@@ -29,103 +36,153 @@ import cv2
 import numpy as np
 
 from mirforge.errors import Reject
-from mirforge.generators.common import draw_distinct
-from mirforge.render import canvas2d
-from mirforge.render.scene3d import PALETTE
+from mirforge.generators.sequential.image_puzzle.pictures import (
+    FAMILIES,
+    STYLE_WORDS,
+    STYLES,
+    Picture,
+    describe,
+    draw_picture,
+)
 from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
-MASTER = 1344  # rendering size: 3 x 448 and 2 x 672, so every tile is cut without resampling error
-ROWS = {2: ("top", "bottom"), 3: ("top", "middle", "bottom")}
-COLS = {2: ("left", "right"), 3: ("left", "centre", "right")}
+TILE = 448  # side of a tile, and of every image shown
+ROWS = {2: ("top", "bottom"), 3: ("top", "middle", "bottom"), 4: ("top", "upper middle", "lower middle", "bottom")}
+COLS = {2: ("left", "right"), 3: ("left", "centre", "right"), 4: ("far left", "left", "right", "far right")}
 HOLE = (128, 128, 128)
-LANDMARKS = ("balloon", "kite", "bird", "flower", "star", "tree", "house", "sign")
+HOLE_EDGE = (40, 40, 40)
+LEVEL_KINDS = (("where", "arrangement"), ("where2", "missing"), ("missing", "neighbour"))
+SIDES = {"right": (0, 1), "left": (0, -1), "below": (1, 0), "above": (-1, 0)}
+SIDE_WORDS = {
+    "right": "directly to the right of",
+    "left": "directly to the left of",
+    "below": "directly below",
+    "above": "directly above",
+}
 
 
 @dataclass
 class ImagePuzzleConfig(TaskConfig):
-    grid_per_level: tuple[int, ...] = per_level(2, 3, 3)
+    families: tuple[str, ...] = tuple(FAMILIES)  # the picture families drawn from, equally often
+    family: str = ""  # one family only (empty: every family in ``families``)
+    styles: tuple[str, ...] = STYLES
+    grid_per_level: tuple[int, ...] = per_level(2, 3, 4)
     margin: float = 0.75  # best cost must be below margin x runner-up
     min_gap: float = 4.0  # ... and at least this many grey levels below it
 
     def validate(self) -> None:
         super().validate()
-        ensure(all(g in (2, 3) for g in self.grid_per_level), "grid_per_level", "each grid size must be 2 or 3")
-        ensure(self.n_options <= 4, "n_options", "image_puzzle supports at most 4 options (a 2 x 2 grid)")
+        known = ", ".join(FAMILIES)
+        ensure(len(self.families) > 0, "families", f"name at least one family: {known}")
+        for name in self.families:
+            ensure(name in FAMILIES, "families", f"unknown family {name!r}; families: {known}")
+        ensure(
+            self.family == "" or self.family in FAMILIES, "family", f"unknown family {self.family!r}; families: {known}"
+        )
+        ensure(len(self.styles) > 0, "styles", f"name at least one style: {', '.join(STYLES)}")
+        for name in self.styles:
+            ensure(name in STYLES, "styles", f"unknown style {name!r}; styles: {', '.join(STYLES)}")
+        ensure(all(g in (2, 3, 4) for g in self.grid_per_level), "grid_per_level", "each grid size must be 2, 3 or 4")
+        ensure(
+            self.grid_per_level[0] == 2,
+            "grid_per_level",
+            "level 1 asks for the arrangement of a 2 x 2 cut, so its grid must be 2",
+        )
+        ensure(
+            self.grid_per_level[2] >= 3,
+            "grid_per_level",
+            "level 3 cuts near-miss tiles around an inner cell, so its grid must be 3 or 4",
+        )
+        ensure(self.n_options == 4, "n_options", "image_puzzle asks with exactly 4 options")
         ensure(0.1 <= self.margin < 1.0, "margin", "must be between 0.1 and 1")
         ensure(self.min_gap >= 0, "min_gap", "must not be negative")
+
+    def chosen(self) -> tuple[str, ...]:
+        return (self.family,) if self.family else self.families
 
 
 @dataclass(frozen=True)
 class Scene:
+    family: str
+    style: str
     seed: int  # the picture is drawn from its own RNG stream, seeded from the instance RNG
     grid: int
     kind: str
-    cell: tuple[int, int]  # (row, col) of the tile asked about (where / missing)
-    distractor_kind: str
+    level: int
 
 
 class ImagePuzzle(Task):
     name = "image_puzzle"
     category = "sequential"
-    description = "Restore a picture cut into tiles: where a tile belongs, which tile fills a hole, which arrangement"
+    description = "Restore a picture cut into tiles: where tiles belong, which fills a hole, which joins another"
     Config = ImagePuzzleConfig
-    needs = Needs(renderer=None, cost=0.6)
+    needs = Needs(renderer=None, cost=0.8)
 
     def knobs(self, level: int) -> dict[str, Any]:
+        i = self.levels.index(level)
         return {
-            "grid": self.config.grid_per_level[level - 1],
-            "kinds": [["where", "arrangement"], ["where", "missing"], ["missing", "arrangement"]][level - 1],
-            "distractors": ("other_cells", "other_cells", "near_misses")[level - 1],
+            "grid": self.config.grid_per_level[i],
+            "kinds": list(LEVEL_KINDS[i]),
+            "distractors": ("other_cells", "similar_cells", "near_misses")[i],
+            "families": list(self.config.chosen()),
         }
+
+    def scene_knobs(self, scene: Scene) -> dict[str, Any]:
+        return {"family": scene.family, "style": scene.style, "kind": scene.kind}
 
     # -- scene and question ---------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, level: int) -> Scene:
         k = self.knobs(level)
+        names = self.config.chosen()
+        family = names[int(rng.integers(len(names)))]
+        style = self.config.styles[int(rng.integers(len(self.config.styles)))]
         kind = k["kinds"][int(rng.integers(len(k["kinds"])))]
-        grid = 2 if kind == "arrangement" else k["grid"]
-        cell = (int(rng.integers(grid)), int(rng.integers(grid)))
-        return Scene(int(rng.integers(2**31)), grid, kind, cell, k["distractors"])
+        return Scene(family, style, int(rng.integers(2**31)), k["grid"], kind, level)
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
-        g, n_opt = scene.grid, self.config.n_options
+        g = scene.grid
         cells = [(r, c) for r in range(g) for c in range(g)]
+        pic = _picture(scene.family, scene.style, scene.seed, g) if scene.kind != "arrangement" else None
         if scene.kind == "where":
-            others = [cells[int(i)] for i in rng.permutation(len(cells)) if cells[int(i)] != scene.cell]
-            keys: list[Any] = place(scene.cell, others[: n_opt - 1], slot)
+            assert pic is not None
+            cell = cells[int(rng.integers(len(cells)))]
+            small = _small_picture(pic.img)
+            tile = _tile(pic.img, cell)
+            others = [x for x in cells if x != cell and _separable(small, tile, cell, x, g, self.config)]
+            if len(others) < 3:
+                raise Reject("too few cells look clearly unlike the tile")
+            picked = [others[int(i)] for i in rng.permutation(len(others))[:3]]
+            keys: list[Any] = place(cell, picked, slot)
             options = [f"The {_cell_name(c, g)} cell" for c in keys]
             text = (
-                f"<image> shows a picture divided into a {g} x {g} grid. <image> is one tile cut out of it along "
-                "the grid lines. Which cell of the picture does the tile come from?"
+                f"<image> shows a picture divided into a {g} x {g} grid. <image> is one tile cut out of it along the "
+                "grid lines. Which cell of the picture does the tile come from?"
             )
-            facts = {"kind": "where", "grid": g, "keys": [list(c) for c in keys]}
-        elif scene.kind == "missing":
-            true = ("cell", scene.cell[0], scene.cell[1])
-
-            def make() -> tuple[Any, ...]:
-                if scene.distractor_kind == "near_misses" and rng.random() < 0.6:
-                    if rng.random() < 0.4:
-                        return ("mirror", scene.cell[0], scene.cell[1])
-                    dr, dc = [(0, 1), (0, -1), (1, 0), (-1, 0)][int(rng.integers(4))]
-                    return ("shift", scene.cell[0], scene.cell[1], dr, dc)
-                other = cells[int(rng.integers(len(cells)))]
-                return ("cell", other[0], other[1])
-
-            cands = place(true, draw_distinct(make, n_opt - 1, exclude=[true]), slot)
-            keys = list(range(len(cands)))
-            slots = ", ".join(["<image>"] * len(cands))
-            options = [f"Image {2 + i}" for i in keys]
+            facts: dict[str, Any] = {"kind": "where", "grid": g, "cell": list(cell), "keys": [list(c) for c in keys]}
+        elif pic is not None and scene.kind == "where2":
+            facts, options = self._ask_where2(scene, pic, rng, slot)
+            text = (
+                f"<image> shows a picture divided into a {g} x {g} grid. <image> and <image> are two tiles cut out of "
+                "it along the grid lines. Which cells do the two tiles come from?"
+            )
+        elif pic is not None and scene.kind == "missing":
+            facts, options = self._ask_missing(scene, pic, rng, slot)
+            cell = tuple(facts["cell"])
             text = (
                 f"<image> shows a picture divided into a {g} x {g} grid with one tile missing (the grey "
-                f"{_cell_name(scene.cell, g)} cell). Which of the tiles {slots} fills the hole so that the picture "
-                "is continuous again?"
+                f"{_cell_name(cell, g)} cell). Which of the tiles <image>, <image>, <image>, <image> fills the hole so "
+                "that the picture is continuous again?"
             )
-            facts = {"kind": "missing", "grid": g, "cell": list(scene.cell), "candidates": [list(c) for c in cands]}
+        elif pic is not None and scene.kind == "neighbour":
+            facts, options, side = self._ask_neighbour(scene, pic, rng, slot)
+            text = (
+                f"The tiles <image>, <image>, <image>, <image>, <image> were cut from one picture along a {g} x {g} "
+                f"grid. Which of the last four tiles sits {SIDE_WORDS[side]} the first one in the picture?"
+            )
         else:
             shown = tuple(int(v) for v in rng.permutation(4))  # image k shows cell shown[k] (reading order)
             truth = tuple(1 + shown.index(c) for c in range(4))  # image numbers in reading order
-            keys = place(
-                truth, _coset_distractors(rng, truth, n_opt, near=scene.distractor_kind != "other_cells"), slot
-            )
+            keys = place(truth, _coset_distractors(rng, truth, 4, near=False), slot)
             options = [f"Top row: Image {a}, Image {b}; bottom row: Image {c}, Image {d}" for a, b, c, d in keys]
             text = (
                 "A picture was cut into a 2 x 2 grid of tiles, shown here in a random order: <image>, <image>, "
@@ -134,78 +191,399 @@ class ImagePuzzle(Task):
             facts = {"kind": "arrangement", "grid": 2, "shown": list(shown), "keys": [list(k) for k in keys]}
         return Question(text=text, options=options, answer=slot, facts=facts)
 
+    def _ask_where2(
+        self, scene: Scene, pic: Picture, rng: np.random.Generator, slot: int
+    ) -> tuple[dict[str, Any], list[str]]:
+        """Two tiles; each gets its own cell and the most alike other cell that is still clearly different."""
+        g = scene.grid
+        small = _small_picture(pic.img)
+        cells = [(r, c) for r in range(g) for c in range(g)]
+        order = [cells[int(i)] for i in rng.permutation(len(cells))]
+        a, b = order[0], order[1]
+        pairs = []
+        taken = {a, b}
+        for cell in (a, b):
+            tile = _tile(pic.img, cell)
+            near = sorted(
+                (x for x in cells if x not in taken and _separable(small, tile, cell, x, g, self.config)),
+                key=lambda x: _match_cost(small, _cell_box(x, g), tile),
+            )
+            if not near:
+                raise Reject("no other cell is both like the tile and clearly different")
+            taken.add(near[0])
+            pairs.append(tuple(sorted((cell, near[0]))))  # reading order, so the facts hold no hint either
+        # the four combinations, the true one at slot; the others in random order
+        combos = [(x, y) for x in pairs[0] for y in pairs[1] if (x, y) != (a, b)]
+        keys = place((a, b), [combos[int(i)] for i in rng.permutation(3)], slot)
+        options = [
+            f"Image 2 from the {_cell_name(x, g)} cell, Image 3 from the {_cell_name(y, g)} cell" for x, y in keys
+        ]
+        facts = {
+            "kind": "where2",
+            "grid": g,
+            "cells": [list(a), list(b)],
+            "pairs": [[list(x) for x in p] for p in pairs],
+            "keys": [[list(x), list(y)] for x, y in keys],
+        }
+        return facts, options
+
+    def _ask_missing(
+        self, scene: Scene, pic: Picture, rng: np.random.Generator, slot: int
+    ) -> tuple[dict[str, Any], list[str]]:
+        g = scene.grid
+        near = scene.level >= 3
+        # near misses need a hole that a block of half-cell steps fits around with the hole at any of its corners:
+        # an inner cell (at a border the hole's corner of the block, and with it the answer, would be forced)
+        inner = range(1, g - 1) if near else range(g)
+        cells = [(r, c) for r in inner for c in inner]
+        cell = cells[int(rng.integers(len(cells)))]
+        hole = _cell_box(cell, g)
+        holed = _holed(_small_picture(pic.img), hole)
+        true = (float(cell[0]), float(cell[1]))
+        best = _seam_with_hole(holed, hole, _crop(pic.img, true))
+
+        def wrong(p: tuple[float, float]) -> bool:
+            return _clear(best, _seam_with_hole(holed, hole, _crop(pic.img, p)), self.config)
+
+        if near:
+            # every crop half a cell around the hole must be clearly wrong, whichever block is drawn: a test that
+            # looked only at the drawn block would keep the corners whose shifts happen to be clearer more often
+            ring = [(true[0] + a / 2, true[1] + b / 2) for a in (-1, 0, 1) for b in (-1, 0, 1) if (a, b) != (0, 0)]
+            if not all(wrong(p) for p in ring):
+                raise Reject("a near-miss tile fits the hole about as well as the true one")
+            ka, kb = int(rng.integers(2)), int(rng.integers(2))
+            r0, c0 = true[0] - ka / 2, true[1] - kb / 2
+            picked = [p for p in ((r0 + a / 2, c0 + b / 2) for a in (0, 1) for b in (0, 1)) if p != true]
+        else:
+            others = [(float(r), float(c)) for r, c in cells if (r, c) != cell]
+            picked = [p for p in (others[int(i)] for i in rng.permutation(len(others))) if wrong(p)][:3]
+            if len(picked) < 3:
+                raise Reject("too few candidate tiles are clearly wrong for the hole")
+        distractors = [picked[int(i)] for i in rng.permutation(3)]
+        cands = place(true, distractors, slot)
+        options = [f"Image {2 + i}" for i in range(4)]
+        facts = {"kind": "missing", "grid": g, "cell": list(cell), "candidates": [list(p) for p in cands]}
+        return facts, options
+
+    def _ask_neighbour(
+        self, scene: Scene, pic: Picture, rng: np.random.Generator, slot: int
+    ) -> tuple[dict[str, Any], list[str], str]:
+        g = scene.grid
+        cells = [(r, c) for r in range(g) for c in range(g)]
+        tiles = {x: _tile(pic.img, x) for x in cells}
+        tries = [(cells[int(i)], side) for i in rng.permutation(len(cells)) for side in SIDES]
+        tries = [tries[int(i)] for i in rng.permutation(len(tries))]
+        for ref, side in tries:
+            dr, dc = SIDES[side]
+            true = (ref[0] + dr, ref[1] + dc)
+            if not (0 <= true[0] < g and 0 <= true[1] < g):
+                continue
+            best = _edge_cost(tiles[ref], tiles[true], side)
+            others = [x for x in cells if x not in (ref, true)]
+            fine = [x for x in others if _clear(best, _edge_cost(tiles[ref], tiles[x], side), self.config)]
+            if len(fine) < 3 or best > 12:
+                continue  # a plain edge (sky to sky): no tile would join it clearly
+            picked = [fine[int(i)] for i in rng.permutation(len(fine))[:3]]
+            cands = place(true, picked, slot)
+            facts = {
+                "kind": "neighbour",
+                "grid": g,
+                "ref": list(ref),
+                "side": side,
+                "candidates": [list(x) for x in cands],
+            }
+            return facts, [f"Image {2 + i}" for i in range(4)], side
+        raise Reject("no tile edge of this picture is distinctive enough")
+
     # -- rendering and verification ----------------------------------------------------------------------------
     def render(self, scene: Scene, question: Question) -> Rendered:
-        size, g = self.image_size, scene.grid
-        master = _landscape(np.random.default_rng(scene.seed), g)
-        picture = cv2.resize(master, (size, size), interpolation=cv2.INTER_AREA)
-        kind = question.facts["kind"]
-        edges = [round(size * j / g) for j in range(g + 1)]
-        cell_box = {(r, c): [edges[c], edges[r], edges[c + 1], edges[r + 1]] for r in range(g) for c in range(g)}
-        full = [0, 0, size, size]
-        if kind == "where":
-            tile = _tile(master, g, tuple(scene.cell))
-            shown = picture.copy()
-            for e in edges[1:-1]:
-                shown[:, e - 1 : e + 1] = 255
-                shown[e - 1 : e + 1, :] = 255
-            costs = [_match_cost(picture, cell_box[tuple(k)], tile) for k in question.facts["keys"]]
-            regions = [Region(0, f"{_cell_name(tuple(k), g)} cell", cell_box[tuple(k)]) for k in question.facts["keys"]]
-            regions.append(Region(1, "tile", full))
-            images = [shown, tile]
+        pic = _picture(scene.family, scene.style, scene.seed, scene.grid)
+        g, f = scene.grid, question.facts
+        kind = f["kind"]
+        small = _small_picture(pic.img)
+        full = [0, 0, TILE, TILE]
+        measured: dict[str, Any] = {}
+        if kind in ("where", "where2"):
+            tiles_at = [tuple(f["cell"])] if kind == "where" else [tuple(c) for c in f["cells"]]
+            tiles = [_tile(pic.img, c) for c in tiles_at]
+            images = [_gridded(small, g), *tiles]
+            regions = [Region(0, "picture", full)] + [Region(1 + i, "tile", full) for i in range(len(tiles))]
+            if kind == "where":
+                keys = [tuple(k) for k in f["keys"]]
+                measured["costs"] = [round(_match_cost(small, _cell_box(c, g), tiles[0]), 2) for c in keys]
+                regions += [Region(0, f"{_cell_name(c, g)} cell", _cell_box(c, g)) for c in keys]
+            else:
+                measured["pair_costs"] = [
+                    [round(_match_cost(small, _cell_box(tuple(c), g), tiles[t]), 2) for c in f["pairs"][t]]
+                    for t in range(2)
+                ]
+                named = sorted(tuple(c) for pair in f["pairs"] for c in pair)  # reading order: no hint of the answer
+                regions += [Region(0, f"{_cell_name(c, g)} cell", _cell_box(c, g)) for c in named]
         elif kind == "missing":
-            hole = cell_box[tuple(question.facts["cell"])]
-            holed = picture.copy()
-            x0, y0, x1, y1 = hole
-            holed[y0:y1, x0:x1] = HOLE
-            tiles = [_candidate(master, g, tuple(c)) for c in question.facts["candidates"]]
-            costs = [_seam_with_hole(holed, hole, t) for t in tiles]
-            regions = [Region(0, "missing cell", hole)] + [
-                Region(1 + i, "candidate tile", full) for i in range(len(tiles))
-            ]
-            images = [holed, *tiles]
+            hole = _cell_box(tuple(f["cell"]), g)
+            holed = _holed(small, hole)
+            cands = [_crop(pic.img, tuple(p)) for p in f["candidates"]]
+            measured["costs"] = [round(_seam_with_hole(holed, hole, t), 2) for t in cands]
+            images = [holed, *cands]
+            regions = [Region(0, "missing cell", hole)] + [Region(1 + i, "candidate tile", full) for i in range(4)]
+        elif kind == "neighbour":
+            ref = _tile(pic.img, tuple(f["ref"]))
+            cands = [_tile(pic.img, tuple(x)) for x in f["candidates"]]
+            measured["costs"] = [round(_edge_cost(ref, t, f["side"]), 2) for t in cands]
+            images = [ref, *cands]
+            regions = [Region(0, "reference tile", full)] + [Region(1 + i, "candidate tile", full) for i in range(4)]
         else:
-            cuts = [_tile(master, 2, (c // 2, c % 2)) for c in range(4)]
-            images = [cuts[c] for c in question.facts["shown"]]
-            costs = [_arrangement_cost(images, key) for key in question.facts["keys"]]
+            cuts = [_tile(pic.img, (c // 2, c % 2)) for c in range(4)]
+            images = [cuts[c] for c in f["shown"]]
+            seams = {}
+            for a, b in permutations(range(4), 2):
+                seams[f"{a + 1}h{b + 1}"] = round(_edge_cost(images[a], images[b], "right"), 2)
+                seams[f"{a + 1}v{b + 1}"] = round(_edge_cost(images[a], images[b], "below"), 2)
+            measured["seams"] = seams
+            measured["costs"] = [round(_arrangement_cost(seams, k), 2) for k in f["keys"]]
             regions = [Region(k, "tile", full) for k in range(4)]
-        return Rendered(images=images, measured={"costs": [round(c, 3) for c in costs]}, regions=regions)
+        return Rendered(images=images, measured=measured, regions=regions)
 
     def verify(self, question: Question, rendered: Rendered) -> int:
-        costs = rendered.measured["costs"]
+        m = rendered.measured
+        if question.facts["kind"] == "where2":
+            picks = [self._decide(costs) for costs in m["pair_costs"]]
+            pairs = question.facts["pairs"]
+            want = [pairs[0][picks[0]], pairs[1][picks[1]]]
+            return question.facts["keys"].index(want)
+        return self._decide(m["costs"])
+
+    def _decide(self, costs: list[float]) -> int:
         order = sorted(range(len(costs)), key=lambda i: costs[i])
-        best, second = costs[order[0]], costs[order[1]]
-        if best > self.config.margin * second or second - best < self.config.min_gap:
+        if not _clear(costs[order[0]], costs[order[1]], self.config):
             raise Reject("two options fit the picture about equally well")
         return order[0]
+
+    def roles(self, question: Question, rendered: Rendered) -> list[str]:
+        if question.facts["kind"] in ("missing", "neighbour"):
+            return ["evidence"] + ["option"] * 4
+        return ["evidence"] * len(rendered.images)
+
+    def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int]:
+        """A hidden picture or tile could show anything: every option its measurements touch stays possible."""
+        f, m = question.facts, rendered.measured
+        every = set(range(len(question.options)))
+        if not hidden:
+            return {self.verify(question, rendered)}
+        if f["kind"] in ("where", "missing", "neighbour"):
+            return every  # the one evidence image, or the one tile compared, is hidden
+        if f["kind"] == "where2":
+            if 0 in hidden:
+                return every
+            picks = [None if t + 1 in hidden else self._decide(m["pair_costs"][t]) for t in range(2)]
+            pairs = f["pairs"]
+            return {
+                i
+                for i, (x, y) in enumerate(f["keys"])
+                if (picks[0] is None or x == pairs[0][picks[0]]) and (picks[1] is None or y == pairs[1][picks[1]])
+            }
+        # arrangement: an option stays possible unless a seam between two visible tiles plainly does not fit
+        best = self.verify(question, rendered)
+        fit = 1.5 * max(m["seams"][s] for s in _seam_names(f["keys"][best])) + 2.0
+        visible = {str(k + 1) for k in range(4) if k not in hidden}
+        out = {best}
+        for i, key in enumerate(f["keys"]):
+            seen = [s for s in _seam_names(key) if s[0] in visible and s[2] in visible]
+            if all(m["seams"][s] <= fit for s in seen):
+                out.add(i)
+        return out
 
     # -- reasoning steps ------------------------------------------------------------------------------------
     def step_facts(self, scene: Scene, question: Question, rendered: Rendered) -> dict[str, Any]:
         f = question.facts
-        costs = rendered.measured["costs"]
-        letters = "ABCDEFGH"
-        opts = [{"letter": letters[i], "text": question.options[i], "cost": costs[i]} for i in range(len(costs))]
-        boxes = [r.to_json() for r in rendered.regions]
+        g = scene.grid
+        pic = _picture(scene.family, scene.style, scene.seed, g)
+        letters = "ABCD"
         out: dict[str, Any] = {
             "kind": f["kind"],
-            "grid": f["grid"],
-            "opts": opts,
-            "best": opts[question.answer],
-            "others": [o for i, o in enumerate(opts) if i != question.answer],
-            "regions": boxes,
+            "grid": g,
+            "style": STYLE_WORDS[scene.style],
+            "subject": FAMILIES[scene.family][1],
             "n_images": len(rendered.images),
+            "regions": [r.to_json() for r in rendered.regions],
+            "margin_pct": round(100 * self.config.margin),
         }
+        s = TILE * g
+        whole = _words(describe(pic.elements, (0, 0, s, s)), 4)
+
+        def tile_words(p: tuple[float, float]) -> str:
+            r, c = p
+            return _words(describe(pic.elements, (c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE)), 3)
+
+        out["whole"] = whole
+        m = rendered.measured
+        if f["kind"] in ("where", "where2"):
+            at = [tuple(f["cell"])] if f["kind"] == "where" else [tuple(c) for c in f["cells"]]
+            out["tiles"] = [{"image": 2 + i, "shows": tile_words(c)} for i, c in enumerate(at)]
         if f["kind"] == "where":
-            out["cell"] = _cell_name(scene.cell, scene.grid)
-        elif f["kind"] == "missing":
-            out["cell"] = _cell_name(scene.cell, scene.grid)
-            out["candidates"] = [
-                {"image": 2 + i, "what": _describe(c, scene.grid), "cost": costs[i]}
-                for i, c in enumerate(f["candidates"])
+            out["opts"] = [
+                {"letter": letters[i], "cell": _cell_name(tuple(k), g), "cost": m["costs"][i]}
+                for i, k in enumerate(f["keys"])
             ]
+            out["best"] = out["opts"][question.answer]
+        elif f["kind"] == "where2":
+            out["pairs"] = [
+                {
+                    "image": 2 + t,
+                    "cells": [
+                        {"cell": _cell_name(tuple(c), g), "cost": m["pair_costs"][t][j]}
+                        for j, c in enumerate(f["pairs"][t])
+                    ],
+                }
+                for t in range(2)
+            ]
+            for p in out["pairs"]:
+                p["best"] = min(p["cells"], key=lambda x: x["cost"])
+                p["other"] = max(p["cells"], key=lambda x: x["cost"])
+        elif f["kind"] in ("missing", "neighbour"):
+            out["candidates"] = [
+                {"image": 2 + i, "letter": letters[i], "shows": tile_words(tuple(p)), "cost": m["costs"][i]}
+                for i, p in enumerate(f["candidates"])
+            ]
+            out["best"] = out["candidates"][question.answer]
+            out["others"] = [c for i, c in enumerate(out["candidates"]) if i != question.answer]
+            if f["kind"] == "missing":
+                out["cell"] = _cell_name(tuple(f["cell"]), g)
+                r, c = f["cell"]
+                out["around"] = _words(describe(pic.elements, _around((r, c), g)), 3)
+            else:
+                out["side"] = SIDE_WORDS[f["side"]]
+                out["edge"] = {"right": "right", "left": "left", "below": "bottom", "above": "top"}[f["side"]]
+                out["facing"] = {"right": "left", "left": "right", "below": "top", "above": "bottom"}[f["side"]]
+                out["ref"] = tile_words(tuple(f["ref"]))
         else:
-            out["layout"] = question.options[question.answer]
+            cuts = [(c // 2, c % 2) for c in range(4)]
+            out["tiles"] = [{"image": k + 1, "shows": tile_words(cuts[c])} for k, c in enumerate(f["shown"])]
+            out["opts"] = [{"letter": letters[i], "text": question.options[i], "cost": m["costs"][i]} for i in range(4)]
+            out["best"] = out["opts"][question.answer]
+            out["others"] = [o for i, o in enumerate(out["opts"]) if i != question.answer]
         return out
+
+
+# -- the picture and its tiles -----------------------------------------------------------------------------------
+@lru_cache(maxsize=2)
+def _picture(family: str, style: str, seed: int, grid: int) -> Picture:
+    """The picture at ``448 x grid`` pixels (drawn once for ask, render and the steps of an attempt)."""
+    return draw_picture(family, style, seed, TILE * grid)
+
+
+def _small_picture(master: np.ndarray) -> np.ndarray:
+    return cv2.resize(master, (TILE, TILE), interpolation=cv2.INTER_AREA)
+
+
+def _cell_box(cell: tuple[int, int], g: int) -> list[int]:
+    edges = [round(TILE * j / g) for j in range(g + 1)]
+    r, c = cell
+    return [edges[c], edges[r], edges[c + 1], edges[r + 1]]
+
+
+def _gridded(small: np.ndarray, g: int) -> np.ndarray:
+    shown = small.copy()
+    for j in range(1, g):
+        e = round(TILE * j / g)
+        shown[:, e - 1 : e + 1] = 255
+        shown[e - 1 : e + 1, :] = 255
+    return shown
+
+
+def _holed(small: np.ndarray, hole: list[int]) -> np.ndarray:
+    x0, y0, x1, y1 = hole
+    out = small.copy()
+    out[y0:y1, x0:x1] = HOLE
+    # a dark frame inside the hole, so it never passes for a grey sky; the seams are measured outside it
+    out[y0 : y0 + 3, x0:x1] = out[y1 - 3 : y1, x0:x1] = HOLE_EDGE
+    out[y0:y1, x0 : x0 + 3] = out[y0:y1, x1 - 3 : x1] = HOLE_EDGE
+    return out
+
+
+def _tile(master: np.ndarray, cell: tuple[int, int]) -> np.ndarray:
+    return _crop(master, (float(cell[0]), float(cell[1])))
+
+
+def _crop(master: np.ndarray, at: tuple[float, float]) -> np.ndarray:
+    """The 448-pixel square whose top-left corner is ``at`` (row, column) in cells; half cells allowed."""
+    y0, x0 = round(at[0] * TILE), round(at[1] * TILE)
+    return master[y0 : y0 + TILE, x0 : x0 + TILE].copy()
+
+
+def _around(cell: tuple[int, int], g: int) -> tuple[float, float, float, float]:
+    r, c = cell
+    return (max(0, c - 0.5) * TILE, max(0, r - 0.5) * TILE, min(g, c + 1.5) * TILE, min(g, r + 1.5) * TILE)
+
+
+def _words(items: list[str], most: int) -> str:
+    items = items[:most]
+    if not items:
+        return "only background"
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _clear(best: float, other: float, config: ImagePuzzleConfig) -> bool:
+    return best <= config.margin * other and other - best >= config.min_gap
+
+
+def _separable(
+    small: np.ndarray, tile: np.ndarray, cell: tuple[int, int], other: tuple[int, int], g: int, config: Any
+) -> bool:
+    """The tile, shrunk to a cell, matches its own cell clearly better than ``other``."""
+    return _clear(_match_cost(small, _cell_box(cell, g), tile), _match_cost(small, _cell_box(other, g), tile), config)
+
+
+def _shrunk(tile: np.ndarray, box: list[int]) -> np.ndarray:
+    return cv2.resize(tile, (box[2] - box[0], box[3] - box[1]), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+def _match_cost(small: np.ndarray, box: list[int], tile: np.ndarray) -> float:
+    x0, y0, x1, y1 = box
+    return float(np.abs(small[y0:y1, x0:x1].astype(np.float32) - _shrunk(tile, box)).mean())
+
+
+def _seam_with_hole(holed: np.ndarray, hole: list[int], tile: np.ndarray) -> float:
+    """Mean colour jump between the pasted tile's outer pixels and the picture's pixels next to the hole."""
+    x0, y0, x1, y1 = hole
+    small = _shrunk(tile, hole)
+    pic = holed.astype(np.float32)
+    h, w = pic.shape[:2]
+    jumps = []
+    if y0 > 0:
+        jumps.append(np.abs(small[0] - pic[y0 - 1, x0:x1]).mean())
+    if y1 < h:
+        jumps.append(np.abs(small[-1] - pic[y1, x0:x1]).mean())
+    if x0 > 0:
+        jumps.append(np.abs(small[:, 0] - pic[y0:y1, x0 - 1]).mean())
+    if x1 < w:
+        jumps.append(np.abs(small[:, -1] - pic[y0:y1, x1]).mean())
+    return float(np.mean(jumps))
+
+
+def _edge_cost(a: np.ndarray, b: np.ndarray, side: str) -> float:
+    """Mean colour jump across the seam when ``b`` is put on ``side`` of ``a``."""
+    if side == "right":
+        ea, eb = a[:, -1], b[:, 0]
+    elif side == "left":
+        ea, eb = a[:, 0], b[:, -1]
+    elif side == "below":
+        ea, eb = a[-1], b[0]
+    else:
+        ea, eb = a[0], b[-1]
+    return float(np.abs(ea.astype(np.float32) - eb.astype(np.float32)).mean())
+
+
+def _seam_names(key: list[int]) -> list[str]:
+    """The four seams of a 2 x 2 arrangement ``key`` (image numbers in reading order), named like the measurements."""
+    tl, tr, bl, br = key
+    return [f"{tl}h{tr}", f"{bl}h{br}", f"{tl}v{bl}", f"{tr}v{br}"]
+
+
+def _arrangement_cost(seams: dict[str, float], key: list[int]) -> float:
+    return float(np.mean([seams[s] for s in _seam_names(key)]))
 
 
 # -- arrangement options ----------------------------------------------------------------------------------------
@@ -252,8 +630,7 @@ def _coset_distractors(rng: np.random.Generator, truth: tuple[int, ...], n: int,
     text cannot single out the answer: not by which option is the centre of the others, and not through the
     verifier either, whose rejections (a move that leaves the seams about as smooth, such as swapping two
     bottom tiles on an even meadow) depend on the moves of ``H`` and on the picture, never on which member of
-    the coset is the answer. With distractors drawn around the answer instead, the scenes the verifier keeps
-    are those whose cheap moves were not applied to the answer, and the answer stands out by its relations."""
+    the coset is the answer."""
     groups = _move_groups(n, near)
     group = groups[int(rng.integers(len(groups)))]
     others = [_compose(truth, w) for w in group if w != tuple(range(4))]
@@ -265,168 +642,3 @@ def _cell_name(cell: tuple[int, int], g: int) -> str:
     if g == 3 and (r, c) == (1, 1):
         return "centre"
     return f"{ROWS[g][r]} {COLS[g][c]}"
-
-
-def _describe(cand: list[Any], g: int) -> str:
-    if cand[0] == "cell":
-        return f"the {_cell_name((cand[1], cand[2]), g)} tile"
-    if cand[0] == "mirror":
-        return "a mirrored tile"
-    return "a tile cut off the grid"
-
-
-def _tile(master: np.ndarray, g: int, cell: tuple[int, int], shift: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
-    step = MASTER // g
-    r, c = cell
-    y0 = int(np.clip(round((r + shift[0]) * step), 0, MASTER - step))
-    x0 = int(np.clip(round((c + shift[1]) * step), 0, MASTER - step))
-    crop = master[y0 : y0 + step, x0 : x0 + step]
-    return crop.copy() if step == 448 else cv2.resize(crop, (448, 448), interpolation=cv2.INTER_AREA)
-
-
-def _candidate(master: np.ndarray, g: int, cand: tuple[Any, ...]) -> np.ndarray:
-    if cand[0] == "cell":
-        return _tile(master, g, (cand[1], cand[2]))
-    if cand[0] == "mirror":
-        return _tile(master, g, (cand[1], cand[2]))[:, ::-1].copy()
-    r, c, dr, dc = cand[1:]
-    if not (0 <= r + dr * 0.5 <= g - 1 and 0 <= c + dc * 0.5 <= g - 1):
-        dr, dc = -dr, -dc
-    return _tile(master, g, (r, c), (dr * 0.5, dc * 0.5))
-
-
-def _small(tile: np.ndarray, box: list[int]) -> np.ndarray:
-    return cv2.resize(tile, (box[2] - box[0], box[3] - box[1]), interpolation=cv2.INTER_AREA).astype(np.float32)
-
-
-def _match_cost(picture: np.ndarray, box: list[int], tile: np.ndarray) -> float:
-    x0, y0, x1, y1 = box
-    return float(np.abs(picture[y0:y1, x0:x1].astype(np.float32) - _small(tile, box)).mean())
-
-
-def _seam_with_hole(holed: np.ndarray, hole: list[int], tile: np.ndarray) -> float:
-    """Mean colour jump between the pasted tile's outer pixels and the picture's pixels next to the hole."""
-    x0, y0, x1, y1 = hole
-    small = _small(tile, hole)
-    pic = holed.astype(np.float32)
-    h, w = pic.shape[:2]
-    jumps = []
-    if y0 > 0:
-        jumps.append(np.abs(small[0] - pic[y0 - 1, x0:x1]).mean())
-    if y1 < h:
-        jumps.append(np.abs(small[-1] - pic[y1, x0:x1]).mean())
-    if x0 > 0:
-        jumps.append(np.abs(small[:, 0] - pic[y0:y1, x0 - 1]).mean())
-    if x1 < w:
-        jumps.append(np.abs(small[:, -1] - pic[y0:y1, x1]).mean())
-    return float(np.mean(jumps))
-
-
-def _arrangement_cost(images: list[np.ndarray], key: list[int]) -> float:
-    """Mean colour jump across the seams of the 2 x 2 picture assembled from ``key`` (image numbers)."""
-    tl, tr, bl, br = (images[i - 1].astype(np.float32) for i in key)
-    seams = [
-        np.abs(tl[:, -1] - tr[:, 0]).mean(),
-        np.abs(bl[:, -1] - br[:, 0]).mean(),
-        np.abs(tl[-1] - bl[0]).mean(),
-        np.abs(tr[-1] - br[0]).mean(),
-    ]
-    return float(np.mean(seams))
-
-
-# -- the picture ----------------------------------------------------------------------------------------------
-def _landscape(rng: np.random.Generator, g: int) -> np.ndarray:
-    s = MASTER
-    horizon = int(s * rng.uniform(0.38, 0.5))
-    sky_top = np.array([rng.uniform(60, 120), rng.uniform(120, 170), rng.uniform(200, 250)])
-    sky_low = np.array([rng.uniform(200, 250), rng.uniform(190, 230), rng.uniform(170, 220)])
-    y = np.arange(s, dtype=np.float32) / s
-    t = np.clip(np.float32(0.75 * s / horizon) * y[:, None] + np.float32(0.25) * y[None, :], 0, 1)[..., None]
-    img = (sky_top.astype(np.float32) + t * (sky_low - sky_top).astype(np.float32)).astype(np.uint8)
-    sun = (int(rng.uniform(0.1, 0.9) * s), int(rng.uniform(0.06, 0.25) * s))
-    cv2.circle(img, sun, int(s * 0.06), (250, 210, 80), -1, cv2.LINE_AA)
-    for _ in range(int(rng.integers(2, 5))):
-        c = (int(rng.uniform(0, s)), int(rng.uniform(0.05, 0.3) * s))
-        for dx in (-1, 0, 1):
-            cv2.ellipse(
-                img,
-                (c[0] + dx * int(s * 0.04), c[1]),
-                (int(s * 0.05), int(s * 0.025)),
-                0,
-                0,
-                360,
-                (248, 248, 250),
-                -1,
-                cv2.LINE_AA,
-            )
-    # hills: two ranges of random peaks
-    for shade, base in (((110, 140, 120), horizon), ((80, 150, 70), horizon + int(s * 0.06))):
-        xs = np.linspace(0, s, int(rng.integers(5, 9)))
-        ys = base - rng.uniform(0.04, 0.2, size=len(xs)) * s
-        poly = np.array([[0, s], *[[int(x), int(y)] for x, y in zip(xs, ys, strict=True)], [s, s]], np.int32)
-        cv2.fillPoly(img, [poly], tuple(int(v + rng.integers(-20, 20)) for v in shade), cv2.LINE_AA)
-    ground = horizon + int(s * 0.08)
-    img[ground:] = (np.array([95, 165, 75]) * (1 - 0.3 * y[ground:, None])).astype(np.uint8)[:, None, :]
-    lake_c = (int(rng.uniform(0.2, 0.8) * s), int(rng.uniform(ground / s + 0.15, 0.85) * s))
-    cv2.ellipse(
-        img, lake_c, (int(s * rng.uniform(0.12, 0.2)), int(s * 0.06)), 0, 0, 360, (70, 130, 200), -1, cv2.LINE_AA
-    )
-    path = np.array(
-        [
-            [int(rng.uniform(0.3, 0.7) * s), s],
-            [int(rng.uniform(0.2, 0.8) * s), int(s * 0.75)],
-            [int(rng.uniform(0.3, 0.7) * s), ground],
-        ],
-        np.int32,
-    )
-    cv2.polylines(img, [path], False, (200, 180, 140), int(s * 0.025), cv2.LINE_AA)
-    # one landmark in every grid cell, so each tile has something of its own
-    step = s // g
-    kinds = [LANDMARKS[int(i)] for i in rng.permutation(len(LANDMARKS))]
-    colours = [PALETTE[c] for c in canvas2d.TRACK_COLORS]
-    for k in range(g * g):
-        r, c = divmod(k, g)
-        cx = int((c + rng.uniform(0.25, 0.75)) * step)
-        cy = int((r + rng.uniform(0.25, 0.75)) * step)
-        colour = colours[int(rng.integers(len(colours)))]
-        _landmark(img, kinds[k % len(kinds)], cx, cy, int(step * rng.uniform(0.12, 0.2)), colour)
-    return img
-
-
-def _landmark(img: np.ndarray, kind: str, cx: int, cy: int, r: int, colour: tuple[int, int, int]) -> None:
-    dark = (60, 50, 40)
-    if kind == "balloon":
-        cv2.line(img, (cx, cy + r), (cx, cy + 2 * r), dark, 3, cv2.LINE_AA)
-        cv2.ellipse(img, (cx, cy), (int(r * 0.8), r), 0, 0, 360, colour, -1, cv2.LINE_AA)
-    elif kind == "kite":
-        canvas2d.draw_shape(img, "diamond", (cx, cy), r, colour, shadow=False)
-        cv2.line(img, (cx, cy + r), (cx - r, cy + 3 * r), dark, 2, cv2.LINE_AA)
-    elif kind == "bird":
-        cv2.ellipse(img, (cx - r // 2, cy), (r // 2, r // 3), 0, 180, 360, dark, 4, cv2.LINE_AA)
-        cv2.ellipse(img, (cx + r // 2, cy), (r // 2, r // 3), 0, 180, 360, dark, 4, cv2.LINE_AA)
-    elif kind == "flower":
-        for a in range(0, 360, 60):
-            px, py = cx + int(r * 0.6 * np.cos(np.radians(a))), cy + int(r * 0.6 * np.sin(np.radians(a)))
-            cv2.circle(img, (px, py), int(r * 0.45), colour, -1, cv2.LINE_AA)
-        cv2.circle(img, (cx, cy), int(r * 0.35), (250, 220, 60), -1, cv2.LINE_AA)
-    elif kind == "star":
-        pts = []
-        for j in range(10):
-            rad = r if j % 2 == 0 else r * 0.45
-            a = np.radians(90 + 36 * j)
-            pts.append([cx + int(rad * np.cos(a)), cy - int(rad * np.sin(a))])
-        cv2.fillPoly(img, [np.array(pts, np.int32)], colour, cv2.LINE_AA)
-    elif kind == "tree":
-        cv2.rectangle(img, (cx - r // 6, cy), (cx + r // 6, cy + r), (110, 70, 40), -1)
-        cv2.circle(img, (cx, cy - r // 3), int(r * 0.8), (40, 120, 50), -1, cv2.LINE_AA)
-        cv2.circle(img, (cx, cy - r // 3), int(r * 0.3), colour, -1, cv2.LINE_AA)
-    elif kind == "house":
-        cv2.rectangle(img, (cx - r, cy - r // 2), (cx + r, cy + r), colour, -1)
-        roof = np.array(
-            [[cx - r - r // 5, cy - r // 2], [cx, cy - r - r // 3], [cx + r + r // 5, cy - r // 2]], np.int32
-        )
-        cv2.fillPoly(img, [roof], (150, 60, 50), cv2.LINE_AA)
-        cv2.rectangle(img, (cx - r // 4, cy + r // 4), (cx + r // 4, cy + r), dark, -1)
-    else:  # sign
-        cv2.rectangle(img, (cx - 3, cy), (cx + 3, cy + r), dark, -1)
-        cv2.rectangle(img, (cx - r, cy - r // 2), (cx + r, cy + r // 6), colour, -1)

@@ -608,8 +608,8 @@ class Plant(Family):
         if t < self.BLOOM:
             return f"a tall leafy plant in a {look.pot} pot with a closed bud at its top"
         if t < 1:
-            return f"a tall plant in a {look.pot} pot with a {look.flower} flower starting to open"
-        return f"a tall plant in a {look.pot} pot with a {look.flower} flower in full bloom"
+            return f"a tall plant in a {look.pot} pot with {paint.a(look.flower)} flower starting to open"
+        return f"a tall plant in a {look.pot} pot with {paint.a(look.flower)} flower in full bloom"
 
     def amount(self, value: float, look: PlantLook) -> str:
         return "nothing above the soil" if value <= 0 else f"{round(value)} px tall"
@@ -1053,7 +1053,7 @@ class Cooking(Family):
         )
 
     def title(self, look: CookLook) -> str:
-        return f"a {look.veg} being sliced, fried and served"
+        return f"{paint.a(look.veg)} being sliced, fried and served"
 
     def backdrop(self, look: CookLook) -> np.ndarray:
         rng = np.random.default_rng(look.seed)
@@ -1221,8 +1221,8 @@ class Cooking(Family):
             if s <= 0:
                 return f"a whole {v} on a cutting board beside an empty pan and an empty plate"
             if s >= 1:
-                return f"a {v} cut into slices on the cutting board, the pan and the plate still empty"
-            return f"a {v} partly sliced on the cutting board, the knife at the cut"
+                return f"{paint.a(v)} cut into slices on the cutting board, the pan and the plate still empty"
+            return f"{paint.a(v)} partly sliced on the cutting board, the knife at the cut"
         if phase == "fry":
             tone = "pale, barely cooked" if s < 0.34 else ("golden" if s < 0.67 else "well browned")
             return f"{v} slices frying in the pan, {tone}, the board empty"
