@@ -71,7 +71,8 @@ VARIANTS = 4  # variants drawn per kind (the first variants show every style)
 
 
 # catalogue kinds per family and the floor they stand on; kinds whose silhouette top is not above their base front
-# (tables, kettles, teapots, buckets with handles, candles with flames) read their height less exactly and are left out
+# (tables, kettles, teapots, buckets with handles, candles with flames, pencils in a cup) read their height less
+# exactly and are left out
 FAMILIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "living_room": (
         "boards",
@@ -118,7 +119,6 @@ FAMILIES: dict[str, tuple[str, tuple[str, ...]]] = {
             "mug",
             "cup",
             "thermos",
-            "pencil cup",
             "alarm clock",
             "wine glass",
             "wine bottle",
@@ -138,6 +138,8 @@ FLOOR_WORDS = {
     "mat": "foam play mat",
 }
 BACK_FACING = frozenset({"chair"})  # turned away from the camera, so the top of the backrest is its nearest top
+# styles whose lowest point is not under their front (a wheelie bin stands on wheels at its back) read worse
+LEFT_OUT = frozenset({("trash bin", "wheelie bin")})
 
 
 @dataclass
@@ -146,7 +148,8 @@ class ForcedPerspectiveConfig(TaskConfig):
     family: str = ""  # one family only (empty: every family in ``families``)
     images_per_level: tuple[int, ...] = per_level(3, 4, 6)  # chain links; the chain has one more object than images
     option_gap: tuple[float, ...] = per_level(1.5, 1.35, 1.25)  # options differ by at least this factor
-    misleading: tuple[float, ...] = per_level(0.5, 0.7, 0.85)  # share of photos where the smaller looks bigger
+    # share of photos where the smaller object looks bigger (among photos whose objects differ in height by 10%)
+    misleading: tuple[float, ...] = per_level(0.5, 0.7, 0.85)
     max_tries: int = 60
 
     def validate(self) -> None:
@@ -253,9 +256,14 @@ class ForcedPerspective(Task):
             raise Reject("no option can be shown by pixel heights")
         apparent = showable[int(rng.integers(len(showable)))]
         heights = _retry(HEIGHT_TRIES, lambda: _heights(rng, chain, values, gap, self.requires_needed(level)))
+        # which photos mislead is decided before any is placed and kept while placements are tried, so that
+        # hard-to-place misleading photos are not quietly replaced by easy ones; the share holds among photos whose
+        # objects differ in height
+        pairs = zip(heights[:-1], heights[1:], strict=True)
+        misleading = [bool(rng.uniform() < k["misleading"]) and _differ(a, b) for a, b in pairs]
 
         def photograph() -> Scene:
-            shots = self._shots(rng, family, chain, heights, values[apparent], k["misleading"])
+            shots = self._shots(rng, family, chain, heights, values[apparent], misleading)
             return Scene(family, chain, heights, shots, float(gap), values, apparent)
 
         return _retry(CHAIN_TRIES, photograph)
@@ -267,7 +275,7 @@ class ForcedPerspective(Task):
         chain: tuple[Item, ...],
         heights: tuple[float, ...],
         apparent: float,
-        share: float,
+        misleading: list[bool],
     ) -> tuple[Shot, ...]:
         """One photo per link. The first object in the first photo and the last in the last are pinned to pixel
         heights ``apparent`` apart."""
@@ -282,7 +290,7 @@ class ForcedPerspective(Task):
             _retry(
                 SHOT_TRIES,
                 lambda i=i: self._shot(
-                    rng, (chain[i], chain[i + 1]), (heights[i], heights[i + 1]), share, pinned.get(i), pattern
+                    rng, (chain[i], chain[i + 1]), (heights[i], heights[i + 1]), misleading[i], pinned.get(i), pattern
                 ),
             )
             for i in range(n)
@@ -293,7 +301,7 @@ class ForcedPerspective(Task):
         rng: np.random.Generator,
         pair: tuple[Item, Item],
         metres: tuple[float, float],
-        misleading_share: float,
+        misleading: bool,
         fixed: tuple[int, float] | None,
         pattern: str,
     ) -> Shot:
@@ -310,7 +318,6 @@ class ForcedPerspective(Task):
 
         big = 0 if metres[0] >= metres[1] else 1
         small = 1 - big
-        misleading = bool(rng.uniform() < misleading_share) and abs(math.log(metres[0] / metres[1])) > SAME
         rho = metres[big] / metres[small]
         ratio = float(rng.uniform(1.1, 1.8)) if misleading else float(rng.uniform(0.6 / rho, 0.93))
         # ratio: the smaller object's pixel height over the bigger one's
@@ -507,6 +514,11 @@ def _camera() -> Camera:
     return Camera(eye=(0.0, 0.0, 1.0), target=(0.0, 10.0, 1.0), yfov=YFOV)
 
 
+def _differ(a: float, b: float) -> bool:
+    """Heights more than 10% apart: only then can the smaller look bigger."""
+    return abs(math.log(a / b)) > SAME
+
+
 def _log_uniform(rng: np.random.Generator, low: float, high: float) -> float:
     return float(math.exp(rng.uniform(math.log(low), math.log(high))))
 
@@ -518,8 +530,10 @@ def items(kinds: tuple[str, ...]) -> tuple[Item, ...]:
     for kind in kinds:
         styles = {s["name"]: s["height_m"] for s in describe(kind)["styles"]}
         for v in range(VARIANTS):
-            low, high = styles[model(kind, v).style]
-            out.append(Item(kind, v, float(low), float(high)))
+            style = model(kind, v).style
+            if (kind, style) not in LEFT_OUT:
+                low, high = styles[style]
+                out.append(Item(kind, v, float(low), float(high)))
     return tuple(out)
 
 
