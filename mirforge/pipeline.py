@@ -20,8 +20,9 @@ from mirforge.registry import target
 from mirforge.render import gl
 from mirforge.render.png import encode_png
 from mirforge.seeding import attempt_rng, balanced_slot, balanced_variant, instance_seed, seed_value
-from mirforge.task import Question, Rendered, Task
+from mirforge.task import Question, Rendered, Steps, Task
 from mirforge.templates import render_steps
+from mirforge.timelimit import Budget, TimeLimit
 
 
 @dataclass
@@ -107,18 +108,20 @@ def _generate(task: Task, spec: RunSpec, index: int) -> Generated:
     timings: Counter = Counter()
     rejections: Counter = Counter()
     for attempt in attempts(task, spec.run_seed, spec.split, index):
+        budget = Budget(task.config.instance_timeout)  # the plugin's steps and the templates share it
+        t0 = time.perf_counter()
         try:
-            t0 = time.perf_counter()
-            scene, question = pose(task, attempt)
-            t1 = time.perf_counter()
-            rendered = task.render(scene, question)
-            t2 = time.perf_counter()
-            derived = task.verify(question, rendered)
-            t3 = time.perf_counter()
-            if derived != question.answer:
-                raise Reject("verifier disagrees")
-            found = necessity(task, question, rendered)
-            require(task, attempt.level, found)
+            with budget.running():
+                scene, question = pose(task, attempt)
+                t1 = time.perf_counter()
+                rendered = task.render(scene, question)
+                t2 = time.perf_counter()
+                derived = task.verify(question, rendered)
+                t3 = time.perf_counter()
+                if derived != question.answer:
+                    raise Reject("verifier disagrees")
+                found = necessity(task, question, rendered)
+                require(task, attempt.level, found)
             if spec.realism is not None and any(rendered.layers):
                 from mirforge.realism import apply_realism
 
@@ -126,15 +129,17 @@ def _generate(task: Task, spec: RunSpec, index: int) -> Generated:
                     task, question, rendered, spec.realism, seed_value(attempt.seq) + attempt.number
                 )
                 timings["realism"] += time.perf_counter() - t3
+            t4 = time.perf_counter()
+            with budget.running():
+                steps = template_steps(task, spec, attempt, scene, question, rendered)
             timings["sample"] += t1 - t0
             timings["render"] += t2 - t1
             timings["verify"] += t3 - t2
-        except Reject as why:
+        except (Reject, TimeLimit) as why:
             rejections[str(why)] += 1
             timings["rejected"] += time.perf_counter() - t0  # the whole attempt, whatever stage refused it
             continue
-        t4 = time.perf_counter()
-        instance = assemble(task, spec, index, attempt, scene, question, rendered, found)
+        instance = assemble(task, spec, index, attempt, scene, question, rendered, steps, found)
         t5 = time.perf_counter()
         images = [encode_png(img) for img in rendered.images]
         timings["steps"] += t5 - t4
@@ -143,8 +148,24 @@ def _generate(task: Task, spec: RunSpec, index: int) -> Generated:
     common = ", ".join(f"{why} ({n})" for why, n in rejections.most_common(3))
     raise MirforgeError(
         f"task {task.name}, index {index}: no acceptable scene in {task.config.max_tries} tries "
-        f"(rejected: {common}); loosen the task's config or raise max_tries"
+        f"(rejected: {common}); loosen the task's config or raise max_tries (or instance_timeout)"
     )
+
+
+def template_steps(
+    task: Task, spec: RunSpec, attempt: Attempt, scene: object, question: Question, rendered: Rendered
+) -> Steps:
+    """The five steps from the task's templates (or the run's overrides), before any rewrite."""
+    n_images = len(rendered.images)
+    if question.text.count(IMAGE_SLOT) != n_images:
+        raise MirforgeError(
+            f"task {task.name}: question has {question.text.count(IMAGE_SLOT)} image slots "
+            f"but render() drew {n_images} images"
+        )
+    facts = task.step_facts(scene, question, rendered)
+    facts.setdefault("answer", question.letter)
+    facts.setdefault("options", question.lettered())
+    return render_steps(task, facts, n_images, attempt.rng, spec.templates)
 
 
 def assemble(
@@ -155,19 +176,12 @@ def assemble(
     scene: object,
     question: Question,
     rendered: Rendered,
+    steps: Steps,
     found: Necessity | None = None,
 ) -> Instance:
+    """The record of an accepted attempt, its steps rewritten when the run has a rewriter."""
     seq, level = attempt.seq, attempt.level
     n_images = len(rendered.images)
-    if question.text.count(IMAGE_SLOT) != n_images:
-        raise MirforgeError(
-            f"task {task.name}: question has {question.text.count(IMAGE_SLOT)} image slots "
-            f"but render() drew {n_images} images"
-        )
-    facts = task.step_facts(scene, question, rendered)
-    facts.setdefault("answer", question.letter)
-    facts.setdefault("options", question.lettered())
-    steps = render_steps(task, facts, n_images, attempt.rng, spec.templates)
     rewritten = None
     if spec.rewriter is not None:
         from mirforge.templates.rewriter import rewriter_for

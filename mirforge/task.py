@@ -36,6 +36,9 @@ class TaskConfig:
 
     n_options: int = 4
     max_tries: int = 30
+    # Seconds one attempt may take: sample, ask, render, verify and the step templates (not the realism pass or the
+    # LLM rewrite, which have their own limits). An attempt that runs out is rejected like an ambiguous scene.
+    instance_timeout: float = 120.0
     # One bool per level: reject an instance whose evidence images are not all needed (see Task.consistent).
     # Empty: on at every level but the first, for a task that implements consistent(); off for one that does not.
     require_needed: tuple[bool, ...] = ()
@@ -43,6 +46,7 @@ class TaskConfig:
     def validate(self) -> None:
         ensure(2 <= self.n_options <= len(LETTERS), "n_options", f"must be between 2 and {len(LETTERS)}")
         ensure(self.max_tries >= 1, "max_tries", "must be at least 1")
+        ensure(0 < self.instance_timeout <= 86400, "instance_timeout", "must be seconds in (0, 86400]")
 
     def check(self, levels: tuple[int, ...], *, owner: str) -> None:
         """Validate for a task with these ``levels``: every :func:`per_level` field first (so ``validate`` may

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from typing import Any
 
 import numpy as np
@@ -65,6 +66,51 @@ def test_ordinary_overrides_still_work(facts, tmp_path):
     (tmp_path / task.name / "summary.j2").write_text("Find the contradiction; the answer is {{ answer }}.")
     steps = render_steps(task, values, n_images, np.random.default_rng(0), tmp_path)
     assert isinstance(steps, Steps) and steps.summary == f"Find the contradiction; the answer is {values['answer']}."
+
+
+BOMBS = {
+    "lipsum": "{{ lipsum(n=10**7) }}",
+    "nested ranges": "{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}",
+    "silent nested ranges": "{% for i in range(1000) %}{% for j in range(1000) %}{% endfor %}{% endfor %}",
+    "string repeat": "{{ 'x' * 10**9 }}",
+    "power": "{{ 10 ** 100000000 }}",
+    "doubling by ~": "{% set ns = namespace(s='x') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}",
+    "doubling by +": "{% set ns = namespace(s='x') %}{% for i in range(64) %}{% set ns.s = ns.s + ns.s %}{% endfor %}",
+    "percent width": "{{ '%999999999d' % 1 }}",
+    "format filter width": "{{ '%999999999d'|format(1) }}",
+    "str.format width": "{{ '{:>999999999}'.format(1) }}",
+    "str.format nested width": "{{ '{:{}}'.format(1, 999999999) }}",
+    "center filter": "{{ 'x'|center(10**9) }}",
+    "ljust method": "{{ 'x'.ljust(10**9) }}",
+    "join of a long range": "{{ range(100000)|join(',') }}",
+    "long output": "{% for i in range(9000) %}ten chars.{% endfor %}",
+}
+
+
+@pytest.mark.parametrize("bomb", BOMBS.values(), ids=BOMBS.keys())
+def test_a_template_that_would_exhaust_memory_or_time_is_stopped_at_once(facts, tmp_path, bomb):
+    task, values, n_images = facts
+    (tmp_path / task.name).mkdir()
+    (tmp_path / task.name / "img2img.j2").write_text(f"Compare the panels. {bomb}")
+    t0 = time.perf_counter()
+    with pytest.raises(InputError) as caught:
+        render_steps(task, values, n_images, np.random.default_rng(0), tmp_path)
+    assert time.perf_counter() - t0 < 2
+    message = str(caught.value)
+    assert "img2img.j2" in message and "SecurityError" in message and "\n" not in message, message
+    assert "limit" in message or "not allowed" in message, message
+
+
+def test_the_limits_leave_ordinary_templates_alone(facts, tmp_path):
+    task, values, n_images = facts
+    (tmp_path / task.name).mkdir()
+    ordinary = (
+        "{% for k in range(3) %}{{ k }}{% endfor %} {{ 'a' ~ 'b' }} {{ '%5.2f' % 3.14159 }} {{ '{:>4}'.format(7) }} "
+        "{{ 'x' * 3 }} {{ 2 ** 10 }} {{ [1, 2] + [3] }} {{ lipsum(1, false)|length > 0 }} {{ answer }}"
+    )
+    (tmp_path / task.name / "summary.j2").write_text(ordinary)
+    steps = render_steps(task, values, n_images, np.random.default_rng(0), tmp_path)
+    assert steps.summary == f"012 ab 3.14 7 xxx 1024 [1, 2, 3] True {values['answer']}"
 
 
 @pytest.mark.slow

@@ -1,7 +1,8 @@
 """The five reasoning steps, rendered from a task's structured facts with Jinja templates.
 
 Templates run in Jinja's sandbox with ``StrictUndefined``: a missing fact is an error, never an empty string,
-and a user's template folder (``--templates DIR``, one sub-folder per task) cannot reach Python internals.
+and a user's template folder (``--templates DIR``, one sub-folder per task) cannot reach Python internals nor spend
+unbounded memory or time (see :mod:`mirforge.templates.sandbox` for the limits).
 ``pick(a, b, ...)`` chooses a phrasing with the instance's RNG, so the text varies but stays reproducible.
 """
 
@@ -13,10 +14,10 @@ from typing import Any
 
 import jinja2
 import numpy as np
-from jinja2.sandbox import SandboxedEnvironment
 
 from mirforge.errors import InputError, MirforgeError
 from mirforge.task import Steps, Task
+from mirforge.templates.sandbox import LimitedSandbox
 
 STEP_FILES = ("summary", "caption", "text2img", "img2img", "conclusion")
 
@@ -33,8 +34,8 @@ def join_and(items: list[Any], word: str = "and") -> str:
 
 
 @cache
-def _environment(dirs: tuple[str, ...]) -> SandboxedEnvironment:
-    env = SandboxedEnvironment(
+def _environment(dirs: tuple[str, ...]) -> LimitedSandbox:
+    env = LimitedSandbox(
         loader=jinja2.FileSystemLoader(list(dirs)),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -42,9 +43,7 @@ def _environment(dirs: tuple[str, ...]) -> SandboxedEnvironment:
         keep_trailing_newline=False,
         autoescape=False,
     )
-    env.filters["box"] = fmt_box
-    env.filters["join_and"] = join_and
-    env.filters["ordinal"] = ordinal
+    env.add_filters(box=fmt_box, join_and=join_and, ordinal=ordinal)
     return env
 
 
@@ -83,7 +82,7 @@ def render_steps(
 
     def render(name: str, **extra: Any) -> str:
         try:
-            text = env.get_template(f"{name}.j2").render(facts, pick=pick, **extra)
+            text = env.render_limited(f"{name}.j2", {**facts, "pick": pick, **extra})
         except jinja2.TemplateNotFound as exc:
             if exc.name == f"{name}.j2":
                 raise MirforgeError(f"task {task.name}: template {name}.j2 not found in {own}") from None
