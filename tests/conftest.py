@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -94,6 +95,25 @@ def run_cli(*args: str) -> int:
 @pytest.fixture
 def tmp_out(tmp_path):
     return tmp_path / "out"
+
+
+@pytest.fixture(scope="module")
+def faulty_plugin(tmp_path_factory):
+    """The task ``faulty`` (tests/faulty_tasks.py) registered for this process, its spawned workers, and the
+    commands and Ray workers it starts (through PYTHONPATH)."""
+    from faulty_tasks import install
+
+    from mirforge import registry
+
+    site = install(tmp_path_factory.mktemp("site"))
+    patch = pytest.MonkeyPatch()
+    patch.syspath_prepend(str(site))
+    paths = [str(site), str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")]
+    patch.setenv("PYTHONPATH", os.pathsep.join(p for p in paths if p))
+    registry.refresh()
+    yield
+    patch.undo()
+    registry.refresh()
 
 
 def written(root: Path, config: RunConfig) -> Path:

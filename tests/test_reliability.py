@@ -173,7 +173,7 @@ def test_sigkill_of_one_worker_fails_clearly_and_a_rerun_completes(uninterrupted
 
 
 # -- full disk -------------------------------------------------------------------------------------------------
-def full_disk_worker(progress, threads, budget: int) -> None:
+def full_disk_worker(progress, threads, driver, budget: int) -> None:
     """Worker initializer (runs in the spawned worker): its file writes fail with ENOSPC after ``budget`` files."""
     from mirforge.dataset import writer
     from mirforge.runner import worker
@@ -190,7 +190,7 @@ def full_disk_worker(progress, threads, budget: int) -> None:
         return handle
 
     writer.open = full_open  # module globals come before builtins
-    worker.init_worker(progress, threads)
+    worker.init_worker(progress, threads, driver)
 
 
 SMALL = RunConfig(tasks=("yes_but",), n=2, seed=2, shard_size=1)

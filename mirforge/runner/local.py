@@ -2,7 +2,8 @@
 
 The pool is a ``ProcessPoolExecutor``: when a worker dies abruptly (SIGKILL, the OOM killer) it breaks and the
 run fails with a clear error, where a ``multiprocessing.Pool`` would silently replace the worker, lose its shard
-and wait for it forever. Complete shards are already in the manifest, so rerunning the command resumes.
+and wait for it forever. Complete shards are already in the manifest, so rerunning the command resumes. The
+workers die with the driver (:func:`~mirforge.runner.worker.die_with`), so a killed driver leaves none behind.
 """
 
 from __future__ import annotations
@@ -48,7 +49,9 @@ def run_local(
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
     threads = render_threads(workers) if workers > 1 else None
-    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=init_worker, initargs=(progress, threads))
+    pool = ProcessPoolExecutor(
+        workers, mp_context=ctx, initializer=init_worker, initargs=(progress, threads, os.getpid())
+    )
     try:
         pending = {pool.submit(run_shard, shard, config, root, upload) for shard in shards}
         while pending:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from mirforge.errors import MirforgeError
 from mirforge.ray_session import ray_session
 from mirforge.registry import load
 from mirforge.runner.config import RunConfig
@@ -55,8 +56,21 @@ def run_ray(
             remote.options(**resources(shard.task, config, has_gpus)).remote(shard, config, root, upload, threads)
             for shard in shards
         ]
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            result = ray.get(done[0])
-            on_instance(result.instances)
-            yield result
+        try:
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                try:
+                    result = ray.get(done[0])
+                except ray.exceptions.RayTaskError as exc:  # the shard function's one-line error, wrapped by Ray
+                    cause = exc.cause if isinstance(exc.cause, MirforgeError) else None
+                    raise cause or MirforgeError(f"a Ray task failed: {' '.join(str(exc).split())[:300]}") from None
+                except ray.exceptions.RayError as exc:  # a worker or node died
+                    raise MirforgeError(
+                        f"a Ray worker died ({type(exc).__name__}) while generating into {root}; complete shards are "
+                        "kept: rerun the same command to resume"
+                    ) from None
+                on_instance(result.instances)
+                yield result
+        finally:  # an error, or the driver stopped early: the shards still queued or running are not wanted
+            for ref in pending:
+                ray.cancel(ref, force=True)
