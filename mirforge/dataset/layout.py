@@ -12,6 +12,7 @@ MIR = "mir.json"
 INSTANCES = "instances"
 SHARD_FILES = "*/*/shard-*.jsonl"  # under INSTANCES: <task>/<split>/shard-NNNNN.jsonl
 TMP_MARK = ".tmp-"
+LOCK = ".mirforge.lock"  # held by the generate writing into the folder (see dataset.lock)
 
 
 def mir_split_file(split: str) -> str:

@@ -73,12 +73,14 @@ class Manifest:
     """``manifest.json``: per split, the run config, and per shard its counts and checksums.
 
     ``upload`` is the URL the dataset is also put to (never recorded: it is where the bytes go, not what they are).
+    A manifest is saved split by split (see :meth:`save`), so runs of different splits never drop each other's.
     """
 
     def __init__(self, root: Path, upload: str | None = None):
         self.root = root
         self.upload = upload
         self.path = root / MANIFEST
+        self.mine: set[str] = set()  # the splits this run writes; every other split is the file's
         if self.path.is_file():
             self.data = read_manifest(self.path, "use a new --out folder")
         else:
@@ -99,6 +101,7 @@ class Manifest:
             )
         if existing is None:
             self.data["splits"][split] = {"config": config, "shards": {}, "complete": False}
+        self.mine.add(split)
         self.data["mirforge"] = __version__
         self.data["source_sha256"] = source_digest()
         self.data["versions"] = package_versions()
@@ -135,6 +138,15 @@ class Manifest:
         self.data["splits"][split]["complete"] = True
 
     def save(self) -> None:
+        """Write the manifest as a merge with the file as it is now: the entries of the splits this run began are
+        this run's, every other split is taken from the file, so a split another run saved meanwhile stays. (The
+        folder's lock keeps two runs from writing at once; the merge keeps any writer from dropping a split.)"""
+        if self.path.is_file():
+            on_disk = read_manifest(self.path, "use a new --out folder")
+            for name, split in on_disk["splits"].items():
+                if name not in self.mine:
+                    self.data["splits"][name] = split
+            self.data["created"] = on_disk.get("created", self.data.get("created"))
         self.data["updated"] = _now()
         shards = self.data["splits"]
         for split in shards.values():

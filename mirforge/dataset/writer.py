@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from mirforge.dataset.layout import MANIFEST, TMP_MARK
+from mirforge.dataset.layout import LOCK, MANIFEST, TMP_MARK
 from mirforge.errors import InputError, MirforgeError
 
 
@@ -80,7 +80,7 @@ def check_writable(out: Path) -> None:
         os.unlink(name)
     except OSError as exc:
         raise InputError(f"--out: {probe} is not writable ({exc.strerror}); choose another folder") from None
-    if out.exists() and any(out.iterdir()) and not (out / MANIFEST).is_file():
+    if out.exists() and any(p.name != LOCK for p in out.iterdir()) and not (out / MANIFEST).is_file():
         raise InputError(f"--out: {out} is not empty and holds no {MANIFEST}; choose an empty or new folder")
 
 

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
 from mirforge import registry
+from mirforge.dataset.lock import folder_lock
 from mirforge.dataset.manifest import Manifest
 from mirforge.dataset.mir import write_mir
 from mirforge.dataset.upload import check_upload
 from mirforge.dataset.writer import check_writable, remove_temporaries
-from mirforge.runner.config import RunConfig
+from mirforge.errors import MirforgeError
+from mirforge.runner.config import Execution, RunConfig
 from mirforge.runner.plan import Shard, plan, schedule
 from mirforge.runner.worker import ShardResult
 
@@ -98,10 +105,43 @@ def generate(
     progress: bool = True,
     upload: str | None = None,
 ) -> Summary:
-    """Generate a split into ``out``; with ``upload`` (an fsspec URL) every file is also put there."""
+    """Generate a split into ``out``; with ``upload`` (an fsspec URL) every file is also put there. The folder is
+    locked for the whole run: a second generate into it is refused, naming this one's pid."""
+    Execution(out, workers, executor, address, upload).validate()
+    check_writable(out)  # before the lock creates anything in it
+    with folder_lock(out), sigterm_as_error(out):
+        return _generate(config, out, workers, executor, address, progress, upload)
+
+
+@contextmanager
+def sigterm_as_error(out: Path) -> Iterator[None]:
+    """SIGTERM ends the run like an error, so that the executor stops its workers (a private Ray instance
+    included) and the lock is released; without it the process would end on the spot. Main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise MirforgeError(f"stopped by SIGTERM while generating into {out}; rerun the same command to resume")
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _generate(
+    config: RunConfig,
+    out: Path,
+    workers: int,
+    executor: str,
+    address: str | None,
+    progress: bool,
+    upload: str | None,
+) -> Summary:
     manifest, shards, todo = prepare(config, out, upload)
     warn_unproven(config.tasks)
-    out.mkdir(parents=True, exist_ok=True)
     remove_temporaries(out)
     manifest.save()
     summary = Summary(shards_skipped=len(shards) - len(todo))
