@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import ipaddress
+import socket
+import threading
+
+import psutil
 import pytest
 
+from mirforge.errors import MirforgeError
 from mirforge.runner import generate
 from mirforge.runner.config import RunConfig
 
@@ -36,3 +42,74 @@ def test_resource_requests_follow_the_plugin(monkeypatch):
     assert resources("yes_but", realism, cluster_has_gpus=False) == {"num_cpus": 0.5, "num_gpus": 0}
     with pytest.raises(ValueError, match="Needs.cpus"):
         Needs(cpus=0)
+
+
+# -- a private instance: loopback only; plugin faults and time limits in Ray workers -------------------------------
+def is_loopback(ip: str) -> bool:
+    address = ipaddress.ip_address(ip.split("%")[0])
+    mapped = getattr(address, "ipv4_mapped", None)
+    return (mapped or address).is_loopback
+
+
+def listeners(root: psutil.Process) -> set[tuple[str, str, int]]:
+    """(process name, address, port) of every listening TCP socket and unconnected UDP socket of ``root`` and its
+    descendants: a private Ray instance's processes are all started by the driver."""
+    names = {}
+    for process in [root, *root.children(recursive=True)]:
+        try:
+            names[process.pid] = process.name()
+        except psutil.NoSuchProcess:
+            pass
+    found = set()
+    for conn in psutil.net_connections(kind="inet"):
+        udp = conn.type == socket.SOCK_DGRAM and not conn.raddr
+        if conn.pid in names and (conn.status == psutil.CONN_LISTEN or udp):
+            found.add((names[conn.pid], conn.laddr.ip, conn.laddr.port))
+    return found
+
+
+@pytest.mark.usefixtures("faulty_plugin")
+def test_a_private_instance_listens_on_loopback_only(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    seen: set[tuple[str, str, int]] = set()
+    stop = threading.Event()
+
+    def watch() -> None:  # during the run: the servers of workers that come and go are seen too
+        while not stop.is_set():
+            seen.update(listeners(psutil.Process()))
+            stop.wait(0.2)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    config = RunConfig(tasks=("faulty",), n=4, shard_size=1, task_config={"faulty": {"fault": "sleep", "seconds": 1.0}})
+    try:
+        summary = generate(config, tmp_path / "out", workers=2, executor="ray", progress=False)
+    finally:
+        stop.set()
+        watcher.join()
+    assert summary.instances == 4
+    names = {name for name, _, _ in seen}
+    assert {"gcs_server", "raylet"} <= names, f"the watch did not see Ray's servers: {sorted(seen)}"
+    exposed = sorted(entry for entry in seen if not is_loopback(entry[1]))
+    assert not exposed, f"listening beyond loopback: {exposed}"
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("faulty_plugin")
+def test_plugin_faults_and_time_limits_in_ray_workers(tmp_path, monkeypatch):
+    from mirforge.ray_session import ray_session
+
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+
+    def run(fault: str, **fields: object) -> str:
+        config = RunConfig(tasks=("faulty",), n=1, task_config={"faulty": {"fault": fault, **fields}})
+        with pytest.raises(MirforgeError) as caught:
+            generate(config, tmp_path / fault, workers=1, executor="ray", progress=False)
+        assert type(caught.value) is MirforgeError and "\n" not in str(caught.value)
+        return str(caught.value)
+
+    with ray_session(1, None):  # one instance for every run below
+        assert "plugin faulty_tasks:Faulty: called sys.exit(0)" in run("exit")
+        assert "plugin faulty_tasks:Faulty: raised Unpicklable: the sampler broke at" in run("unpicklable")
+        message = run("loop", instance_timeout=0.3, max_tries=2)
+        assert "task faulty, index 0: no acceptable scene in 2 tries (rejected: timed out after 0.3 s (2))" in message

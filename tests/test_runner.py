@@ -125,6 +125,11 @@ def test_show_regenerates_an_instance_byte_identically(reference):
             "view_3d.objects_per_level: each count must be between 2 and 9",
         ),
         (["--tasks", "view_3d", "--n", "2", "--workers", "0"], "--workers: must be at least 1"),
+        (["--tasks", "view_3d", "--n", "2", "--address", "auto"], "--address: a Ray cluster address needs --executor"),
+        (
+            ["--tasks", "view_3d", "--n", "2", "--set", "view_3d.instance_timeout=0"],
+            "view_3d.instance_timeout: must be seconds in (0, 86400]",
+        ),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, args, message):

@@ -43,6 +43,8 @@ class Execution:
             raise InputError(f"--workers: must be at least 1, got {self.workers}")
         if self.executor not in EXECUTORS:
             raise InputError(f"--executor: {self.executor!r} is not one of {', '.join(EXECUTORS)}")
+        if self.address is not None and self.executor != "ray":
+            raise InputError(f"--address: a Ray cluster address needs --executor ray, not --executor {self.executor}")
 
 
 @dataclass(frozen=True)
