@@ -15,6 +15,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 from typing import Any
 
 import cv2
@@ -218,12 +219,6 @@ def view_axes(cam: Camera) -> tuple[np.ndarray, np.ndarray]:
     return right, away
 
 
-def spot(rng: np.random.Generator, right: np.ndarray, away: np.ndarray) -> np.ndarray:
-    """A random floor offset, in tiles, from the point the camera looks at: up to 4 tiles to either side, 2.5
-    tiles beyond and 3.5 tiles nearer the camera (far objects look small)."""
-    return float(rng.uniform(-4, 4)) * right + float(rng.uniform(-3.5, 2.5)) * away
-
-
 def pick_props(
     rng: np.random.Generator, setting: Setting, n: int, ground: tuple[RGB, RGB], *, shared_kind: bool = False
 ) -> list[tuple[str, str, int]]:
@@ -262,13 +257,15 @@ def pick_props(
 
 @lru_cache(maxsize=1024)
 def _pool(setting: Setting, kind: str, ground: tuple[RGB, RGB]) -> tuple[int, ...]:
-    """The variants of ``kind`` used in ``setting`` on ``ground``: at most ``VARIANT_POOL`` of the first
-    ``VARIANT_SCAN``, narrow enough, and standing out from the floor."""
-    return tuple(
+    """The variants of ``kind`` used in ``setting`` on ``ground``: the first ``VARIANT_POOL`` of the first
+    ``VARIANT_SCAN`` that are narrow enough and stand out from the floor (looked at in order, so most kinds build
+    only the variants they use)."""
+    fitting = (
         v
         for v in variants(kind)[:VARIANT_SCAN]
-        if _stands_out(kind, v, ground) and max(model(kind, v).extents[:2]) <= setting.max_width * setting.tile
-    )[:VARIANT_POOL]
+        if max(model(kind, v).extents[:2]) <= setting.max_width * setting.tile and _stands_out(kind, v, ground)
+    )
+    return tuple(islice(fitting, VARIANT_POOL))
 
 
 def _twin(kind: str, pool: tuple[int, ...]) -> bool:
@@ -309,11 +306,19 @@ class Layout:
     shown frame (times ``shown``), and never touching another during the clip (times ``clip``)."""
 
     def __init__(self, shot: Shot, shown: Sequence[float], clip: Sequence[float], size: int):
-        self.shown, self.clip, self.size = list(shown), list(clip), size
+        self.shot, self.shown, self.clip, self.size = shot, list(shown), list(clip), size
         self.views = [np.linalg.inv(shot.camera(t).pose()) for t in self.shown]
         self.focal = 1.0 / math.tan(shot.yfov / 2)
         self.props: list[Prop] = []
         self._boxes: list[list[tuple[float, float, float, float]]] = []
+
+    def spot(self, rng: np.random.Generator) -> np.ndarray:
+        """A random floor point that the camera sees, halfway through the shown frames, in the lower two thirds of
+        the picture (far objects look small)."""
+        cam = self.shot.camera(0.5 * (self.shown[0] + self.shown[-1]))
+        x = float(rng.uniform(0.12, 0.88)) * self.size
+        y = float(rng.uniform(0.33, 0.9)) * self.size
+        return np.array(floor_at(cam, self.size, x, y))
 
     def box(self, prop: Prop, k: int) -> tuple[float, float, float, float]:
         """Pixel box of the prop's bounding box corners in shown frame ``k`` (unclipped)."""

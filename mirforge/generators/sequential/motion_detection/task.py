@@ -73,7 +73,7 @@ PHRASE_3D = {
 }
 VEHICLES = ("toy car", "toy truck")
 ORDER_STEP = 0.55  # tiles at least between consecutive shuffled frames (the verifier asks for min_move)
-LAYOUT_TRIES = 12  # layouts drawn for one scene before the attempt is rejected
+LAYOUT_TRIES = 30  # layouts drawn for one scene before the attempt is rejected
 
 
 @dataclass
@@ -81,7 +81,7 @@ class MotionDetectionConfig(ClipConfig):
     fps: int = 5
     families: tuple[str, ...] = FAMILIES
     family: str = ""  # one family only (the same as families=<name>)
-    objects_per_level: tuple[int, ...] = per_level(4, 5, 6)
+    objects_per_level: tuple[int, ...] = per_level(4, 5, 5)
     directions_per_level: tuple[int, ...] = per_level(4, 8, 8)
     order_frames_per_level: tuple[int, ...] = per_level(3, 4, 4)
     path_legs_per_level: tuple[int, ...] = per_level(2, 2, 3)  # a path's straight legs: frames are legs + 1
@@ -212,7 +212,7 @@ class MotionDetection(Filming, Task):
             if shown == tuple(range(m)):
                 shown = tuple(reversed(shown)) if rng.random() < 0.5 else (*shown[1:], shown[0])
         elif kind == "path":
-            step = int(rng.integers(3, 5))
+            step = 3 if len(legs) > 2 else int(rng.integers(3, 5))
             indices = tuple(step * j for j in range(len(legs) + 1))
             shown = tuple(range(len(legs) + 1))
         else:
@@ -228,7 +228,7 @@ class MotionDetection(Filming, Task):
             things, mover, stage, tile, pan = self._flat(*args)
         else:
             things, mover, stage, tile, pan = self._floor(family, *args)
-        return Scene(
+        scene = Scene(
             family,
             level,
             tuple(things),
@@ -244,6 +244,9 @@ class MotionDetection(Filming, Task):
             stage,
             pan,
         )
+        if kind == "path" and not self._path_choices(scene):
+            raise Reject("no set of paths needs every frame")
+        return scene
 
     def _flat(self, rng, level, k, kind, legs, offsets, times, indices, fps):
         size = self.image_size
@@ -315,8 +318,8 @@ class MotionDetection(Filming, Task):
         height = clips3d.height_of(rng, mover_kind, mover_variant)
         world = [o[0] * right + o[1] * away for o in offsets]  # tiles, on the floor
         for _ in range(150):
-            start = np.array(shot.target[:2]) + clips3d.spot(rng, right, away) * tile
-            pts = [start + w * tile for w in world]
+            middle = layout.spot(rng) - np.mean(world, axis=0) * tile
+            pts = [middle + w * tile for w in world]
             waypoints = tuple((t, float(p[0]), float(p[1])) for t, p in zip(times, pts, strict=True))
             first = world[1] - world[0]
             yaw = (
@@ -332,7 +335,7 @@ class MotionDetection(Filming, Task):
         for name, kind_, variant in picks[1:]:
             h = clips3d.height_of(rng, kind_, variant)
             for _ in range(150):
-                p = np.array(shot.target[:2]) + clips3d.spot(rng, right, away) * tile
+                p = layout.spot(rng)
                 prop = Prop(
                     name, kind_, variant, h, ((0.0, float(p[0]), float(p[1])),), float(rng.uniform(0, 2 * math.pi))
                 )
@@ -380,7 +383,12 @@ class MotionDetection(Filming, Task):
             options = [f"The {who} moved {phrase[d]}" for who, d in keys]
             ask = "Which statement describes what changed between the two frames?"
         elif scene.kind == "path":
-            keys = self._path_options(scene, rng, slot, pool)
+            choices = self._path_choices(scene)
+            if not choices:
+                raise Reject("no set of paths needs every frame")
+            first, last = choices[int(rng.integers(len(choices)))]
+            changed = _changed_paths(scene.legs, first, last)
+            keys = place(tuple(scene.legs), [changed[int(i)] for i in rng.permutation(3)], slot)
             options = [", then ".join(phrase[d] for d in key).capitalize() for key in keys]
             turns = (
                 "once, at the moment of the second frame"
@@ -432,24 +440,23 @@ class MotionDetection(Filming, Task):
         stamps = ", ".join(seconds(t) for t in times[:-1]) + f" and {seconds(times[-1])} s"
         return f"{slots} are frames of one video of {n} objects on {where}, taken at t = {stamps}.{pan}"
 
-    def _path_options(self, scene: Scene, rng: np.random.Generator, slot: int, pool: list[str]) -> list[Any]:
-        """The true legs with the first leg changed, the last one, or both: each first and each last direction is
-        named twice, and a middle leg (of three) is the same in every option. Hiding the first (last) frame leaves
-        the option with the other first (last) leg; hiding a frame between two legs leaves only their sum, and the
-        changed leg is drawn so that it and its neighbour can add up to that sum too."""
+    def _path_choices(self, scene: Scene) -> list[tuple[str, str]]:
+        """The (other first leg, other last leg) pairs for a path's options: the true legs with the first leg
+        changed, the last one, or both, so each first and each last direction is named twice, and a middle leg
+        (of three) is the same in every option. Hiding the first (last) frame leaves the option with the other
+        first (last) leg; hiding a frame between two legs leaves only their sum, so where the level requires every
+        frame, the changed leg must be able to add up to that sum with its neighbour too."""
         legs = scene.legs
+        pool = list(DIRECTIONS) if scene.sectors == 8 else list(DIRECTIONS[::2])
         mover = scene.things[scene.mover]
         at = [_tiles(mover, scene, k) for k in range(len(legs) + 1)]
         need = self.requires_needed(scene.level)
-        for _ in range(40):
-            first = pool[int(rng.integers(len(pool)))]
-            last = pool[int(rng.integers(len(pool)))]
-            changed = [(first, *legs[1:]), (*legs[:-1], last), (first, *legs[1:-1], last)]
-            if (
-                first == legs[0]
-                or last == legs[-1]
-                or any(_turn(a, b) in (0, 4) for c in changed for a, b in zip(c, c[1:], strict=False))
-            ):
+        out = []
+        for first, last in product(pool, pool):
+            changed = _changed_paths(legs, first, last)
+            if first == legs[0] or last == legs[-1]:
+                continue
+            if any(_turn(a, b) in (0, 4) for c in changed for a, b in zip(c, c[1:], strict=False)):
                 continue
             # hiding frame 1 merges legs 1 and 2: the option with the other first leg must still add up; likewise
             # hiding the frame before the last leg, for the option with the other last leg
@@ -459,9 +466,9 @@ class MotionDetection(Filming, Task):
                 enough = head or tail or _spans(at[2] - at[0], first, last)
             else:
                 enough = head and tail
-            if not need or enough:
-                return place(tuple(legs), [changed[int(i)] for i in rng.permutation(3)], slot)
-        raise Reject("no set of paths needs every frame")
+            if enough or not need:
+                out.append((first, last))
+        return out
 
     # -- rendering and verification ----------------------------------------------------------------------------
     def render(self, scene: Scene, question: Question) -> Rendered:
@@ -695,6 +702,10 @@ def _spans(net: np.ndarray, a: str, b: str) -> bool:
         return False
     s, t = np.linalg.solve(m, np.asarray(net, float))
     return bool(s > 0 and t > 0)
+
+
+def _changed_paths(legs: tuple[str, ...], first: str, last: str) -> list[tuple[str, ...]]:
+    return [(first, *legs[1:]), (*legs[:-1], last), (first, *legs[1:-1], last)]
 
 
 def _swapped(order: tuple[int, ...], pairs) -> tuple[int, ...]:

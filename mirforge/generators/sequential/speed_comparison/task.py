@@ -39,9 +39,9 @@ FAMILIES = ("lanes", "tabletop", "floor")
 KINDS = ("fastest", "slowest", "order")
 MARGIN = 24  # lanes: pixels kept free at the left and right edges
 TRAVEL = (0.8, 5.0)  # tiles an object covers within its clip: enough to measure, little enough to stay in view
-MAX_FRAMES = 11  # frames per clip at most: clips stay cheap to render
+MAX_FRAMES = 9  # frames per clip at most: clips stay cheap to render
 VEHICLES = ("toy car", "toy truck")  # drive nose first; other objects slide at any angle
-LAYOUT_TRIES = 12  # speeds and paths drawn for one scene before the attempt is rejected
+LAYOUT_TRIES = 30  # speeds and paths drawn for one scene before the attempt is rejected
 CLEAR_RATIO = 1.5  # steps call a speed "clearly" above the next only from this ratio
 
 
@@ -195,7 +195,10 @@ class SpeedComparison(Filming, Task):
         else:
             runners, clips, tile = self._floor(rng, family, level, speeds, clip_of, lasts, k)
         runners = tuple(sorted(runners, key=lambda r: r.clip))
-        return Scene(family, level, runners, clips, kind, fps, tile, pairs)
+        scene = Scene(family, level, runners, clips, kind, fps, tile, pairs)
+        if kind != "order" and not self._distractor_sets(scene):
+            raise Reject("no set of options needs every frame")
+        return scene
 
     def _indices(self, last: int, frames: int) -> tuple[int, ...]:
         return (0, last) if frames == 2 else (0, last // 2, last)
@@ -249,7 +252,7 @@ class SpeedComparison(Filming, Task):
                     else:
                         heading = float(rng.uniform(0, 2 * math.pi))
                     u = np.array([math.cos(heading), math.sin(heading)])
-                    mid = np.array(shot.target[:2]) + clips3d.spot(rng, right, away) * tile
+                    mid = layout.spot(rng)
                     a, b = mid - u * travel / 2, mid + u * travel / 2
                     yaw = heading + math.pi / 2 if kind in VEHICLES else float(rng.uniform(0, 2 * math.pi))
                     path = ((0.0, float(a[0]), float(a[1])), (last / fps, float(b[0]), float(b[1])))
@@ -263,18 +266,13 @@ class SpeedComparison(Filming, Task):
 
     # -- question -------------------------------------------------------------------------------------------
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
-        names = [r.name for r in scene.runners]
         by_speed = [r.name for r in sorted(scene.runners, key=lambda r: -r.speed)]
         true_speeds = {r.name: r.speed for r in scene.runners}
         clip_of = {r.name: r.clip for r in scene.runners}
         need = self.requires_needed(scene.level) and len(scene.clips) > 1
-        n_opt = self.config.n_options
         if scene.kind in ("fastest", "slowest"):
             correct = by_speed[0] if scene.kind == "fastest" else by_speed[-1]
-            others = [n for n in names if n != correct]
-            sets = [list(s) for s in combinations(others, n_opt - 1)]
-            if need:
-                sets = [s for s in sets if _every_clip_needed(scene.kind, [correct, *s], true_speeds, clip_of)]
+            sets = self._distractor_sets(scene)
             if not sets:
                 raise Reject("no set of options needs every frame")
             chosen = sets[int(rng.integers(len(sets)))]
@@ -298,6 +296,18 @@ class SpeedComparison(Filming, Task):
             "times": self.times(scene),
         }
         return Question(text=text, options=options, answer=slot, facts=facts)
+
+    def _distractor_sets(self, scene: Scene) -> list[list[str]]:
+        """For fastest and slowest: the sets of other objects that, with the answer, need every frame (where the
+        level requires it): hiding a frame of any clip leaves two options that could be right."""
+        by_speed = [r.name for r in sorted(scene.runners, key=lambda r: -r.speed)]
+        correct = by_speed[0] if scene.kind == "fastest" else by_speed[-1]
+        sets = [list(s) for s in combinations([n for n in by_speed if n != correct], self.config.n_options - 1)]
+        if not self.requires_needed(scene.level) or len(scene.clips) == 1:
+            return sets
+        speeds = {r.name: r.speed for r in scene.runners}
+        clip_of = {r.name: r.clip for r in scene.runners}
+        return [s for s in sets if _every_clip_needed(scene.kind, [correct, *s], speeds, clip_of)]
 
     def _intro(self, scene: Scene) -> list[str]:
         times = self.times(scene)
@@ -456,7 +466,8 @@ class SpeedComparison(Filming, Task):
                     "distance": _length(dist, lanes),
                     "duration": seconds(ts[-1] - ts[0]),
                     "speed": speeds[r.name],
-                    "rate": _rate(speeds[r.name], scene.tile, lanes),
+                    "rate": _rate(speeds[r.name], scene.tile, "" if lanes else SETTINGS[scene.family].tile_word),
+                    "metric": "" if lanes else f"{_length(speeds[r.name], False)}/s",
                     "pixel_rate": float(np.linalg.norm(px[-1] - px[0])) / (ts[-1] - ts[0]),
                     "direction": "right" if px[-1][0] > px[0][0] else "left",
                 }
@@ -591,15 +602,16 @@ def _every_clip_needed(kind: str, keys: list[Any], speeds: dict[str, float], cli
 
 
 def _length(value: float, lanes: bool) -> str:
-    return f"{value:.0f} px" if lanes else (f"{value * 100:.0f} cm" if value < 1 else f"{value:.2f} m")
-
-
-def _rate(speed: float | None, tile: float, lanes: bool) -> str:
-    if speed is None:
-        return "unknown"
+    """A distance as the text gives it: whole pixels, or metres to two significant figures (what tiles counted
+    to a tenth support)."""
     if lanes:
-        return f"{speed:.0f} px/s"
-    return f"{speed / tile:.1f} tiles/s ({_length(speed, False)}/s)"
+        return f"{value:.0f} px"
+    cm = float(f"{value * 100:.2g}")
+    return f"{cm:.0f} cm" if cm < 100 else f"{cm / 100:.1f} m"
+
+
+def _rate(speed: float, tile: float, tile_word: str) -> str:
+    return f"{speed / tile:.1f} {tile_word}s/s" if tile_word else f"{speed:.0f} px/s"
 
 
 def _where(p: list[float], size: int) -> str:
