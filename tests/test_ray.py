@@ -1,10 +1,12 @@
-"""The Ray executor on this machine only: byte-identical to the local executor."""
+"""The Ray executor on this machine only: byte-identical to the local executor, listening on loopback only."""
 
 from __future__ import annotations
 
 import ipaddress
 import socket
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import psutil
 import pytest
@@ -18,33 +20,6 @@ from test_runner import manifest, tree
 pytest.importorskip("ray")
 
 
-def test_ray_matches_local_executor(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
-    config = RunConfig(tasks=("view_3d",), n=4, seed=11, shard_size=2)
-    generate(config, tmp_path / "local", workers=2, progress=False)
-    summary = generate(config, tmp_path / "ray", workers=2, executor="ray", progress=False)
-    assert summary.instances == 4 and summary.shards_done == 2
-    assert tree(tmp_path / "ray") == tree(tmp_path / "local")
-    assert manifest(tmp_path / "ray") == manifest(tmp_path / "local")
-
-
-def test_resource_requests_follow_the_plugin(monkeypatch):
-    from mirforge.registry import load
-    from mirforge.runner.ray_executor import resources
-    from mirforge.task import Needs
-
-    cls = load("yes_but")
-    config = RunConfig(tasks=("yes_but",), n=1)
-    monkeypatch.setattr(cls, "needs", Needs(renderer=None, cpus=0.5, realism=True))
-    assert resources("yes_but", config, cluster_has_gpus=True) == {"num_cpus": 0.5, "num_gpus": 0}
-    realism = RunConfig(tasks=("yes_but",), n=1, realism={"pipeline": "diffusion"})
-    assert resources("yes_but", realism, cluster_has_gpus=True) == {"num_cpus": 0.5, "num_gpus": 1}
-    assert resources("yes_but", realism, cluster_has_gpus=False) == {"num_cpus": 0.5, "num_gpus": 0}
-    with pytest.raises(ValueError, match="Needs.cpus"):
-        Needs(cpus=0)
-
-
-# -- a private instance: loopback only; plugin faults and time limits in Ray workers -------------------------------
 def is_loopback(ip: str) -> bool:
     address = ipaddress.ip_address(ip.split("%")[0])
     mapped = getattr(address, "ipv4_mapped", None)
@@ -68,30 +43,55 @@ def listeners(root: psutil.Process) -> set[tuple[str, str, int]]:
     return found
 
 
-@pytest.mark.usefixtures("faulty_plugin")
-def test_a_private_instance_listens_on_loopback_only(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+@contextmanager
+def watching_listeners() -> Iterator[set[tuple[str, str, int]]]:
+    """Every listener seen while the block runs (polled): the servers of workers that come and go are seen too."""
     seen: set[tuple[str, str, int]] = set()
     stop = threading.Event()
 
-    def watch() -> None:  # during the run: the servers of workers that come and go are seen too
+    def watch() -> None:
         while not stop.is_set():
             seen.update(listeners(psutil.Process()))
             stop.wait(0.2)
 
     watcher = threading.Thread(target=watch)
     watcher.start()
-    config = RunConfig(tasks=("faulty",), n=4, shard_size=1, task_config={"faulty": {"fault": "sleep", "seconds": 1.0}})
     try:
-        summary = generate(config, tmp_path / "out", workers=2, executor="ray", progress=False)
+        yield seen
     finally:
         stop.set()
         watcher.join()
-    assert summary.instances == 4
+
+
+def test_ray_matches_local_executor_and_listens_on_loopback_only(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    config = RunConfig(tasks=("view_3d",), n=4, seed=11, shard_size=2)
+    generate(config, tmp_path / "local", workers=2, progress=False)
+    with watching_listeners() as seen:
+        summary = generate(config, tmp_path / "ray", workers=2, executor="ray", progress=False)
     names = {name for name, _, _ in seen}
     assert {"gcs_server", "raylet"} <= names, f"the watch did not see Ray's servers: {sorted(seen)}"
     exposed = sorted(entry for entry in seen if not is_loopback(entry[1]))
     assert not exposed, f"listening beyond loopback: {exposed}"
+    assert summary.instances == 4 and summary.shards_done == 2
+    assert tree(tmp_path / "ray") == tree(tmp_path / "local")
+    assert manifest(tmp_path / "ray") == manifest(tmp_path / "local")
+
+
+def test_resource_requests_follow_the_plugin(monkeypatch):
+    from mirforge.registry import load
+    from mirforge.runner.ray_executor import resources
+    from mirforge.task import Needs
+
+    cls = load("yes_but")
+    config = RunConfig(tasks=("yes_but",), n=1)
+    monkeypatch.setattr(cls, "needs", Needs(renderer=None, cpus=0.5, realism=True))
+    assert resources("yes_but", config, cluster_has_gpus=True) == {"num_cpus": 0.5, "num_gpus": 0}
+    realism = RunConfig(tasks=("yes_but",), n=1, realism={"pipeline": "diffusion"})
+    assert resources("yes_but", realism, cluster_has_gpus=True) == {"num_cpus": 0.5, "num_gpus": 1}
+    assert resources("yes_but", realism, cluster_has_gpus=False) == {"num_cpus": 0.5, "num_gpus": 0}
+    with pytest.raises(ValueError, match="Needs.cpus"):
+        Needs(cpus=0)
 
 
 @pytest.mark.slow
