@@ -54,6 +54,9 @@ YFOV = math.radians(30)  # a longer lens: objects stand far relative to their ow
 MAX_IMAGES = 6
 MAX_LINK = 3.5  # the two objects of one photo: the taller at most this many times the shorter, whatever their draws
 MIN_LINK_SPREAD = 1.8  # the real ranges of two neighbours leave their ratio open by at least this factor
+CAMERA_SHARE = (0.3, 0.85)  # the camera's height over the shorter object's: below both tops
+WIDEST = 0.45  # an object at most this share of the frame's width, so that two fit side by side
+CAMERA_GRID = 33  # camera heights tried (analytically) per photo
 MIN_BELOW_PX = 40  # an object's base at least this far below the horizon (its height reads to about 2%)
 PAD = 10  # pixels kept free at the image's edges
 MIN_PX, MAX_PX = 70.0, 380.0  # pixel heights the apparent-size option may compare
@@ -262,80 +265,65 @@ class ForcedPerspective(Task):
         pairs = zip(heights[:-1], heights[1:], strict=True)
         misleading = [bool(rng.uniform() < k["misleading"]) and _differ(a, b) for a, b in pairs]
 
+        plan = self._plan(chain, heights, values[apparent], misleading)
+
         def photograph() -> Scene:
-            shots = self._shots(rng, family, chain, heights, values[apparent], misleading)
+            shots = self._shots(rng, family, plan, values[apparent])
             return Scene(family, chain, heights, shots, float(gap), values, apparent)
 
         return _retry(CHAIN_TRIES, photograph)
 
-    def _shots(
-        self,
-        rng: np.random.Generator,
-        family: str,
-        chain: tuple[Item, ...],
-        heights: tuple[float, ...],
-        apparent: float,
-        misleading: list[bool],
-    ) -> tuple[Shot, ...]:
-        """One photo per link. The first object in the first photo and the last in the last are pinned to pixel
-        heights ``apparent`` apart."""
-        lo, hi = max(MIN_PX, MIN_PX / apparent), min(MAX_PX, MAX_PX / apparent)
-        first_px = float(rng.uniform(lo, hi))
+    def _plan(
+        self, chain: tuple[Item, ...], heights: tuple[float, ...], apparent: float, misleading: list[bool]
+    ) -> tuple[list[Framing], list[float]]:
+        """Each photo's framing and the pixel heights (of a grid) at which the first object can be shown in the
+        first photo with the last shown ``apparent`` times as tall in the last. Deterministic: a chain that cannot
+        be framed is refused at once, not tried again."""
         n = len(chain) - 1
-        pinned = {0: (0, first_px), n - 1: (1, apparent * first_px)}
-        if n == 1:
-            pinned = {}
+        framings = [
+            Framing(self.image_size, (chain[i], chain[i + 1]), (heights[i], heights[i + 1]), misleading[i])
+            for i in range(n)
+        ]
+        lo, hi = max(MIN_PX, MIN_PX / apparent), min(MAX_PX, MAX_PX / apparent)
+        grid = np.linspace(lo, hi, 25) if lo < hi else np.array([])
+        shows = [float(p) for p in grid if framings[0].cameras((0, p)) and framings[-1].cameras((1, apparent * p))]
+        if not shows:
+            raise Reject("no pixel height shows the first and the last object as pinned")
+        if not all(framing.cameras(None) for framing in framings[1:-1]):
+            raise Reject("no camera height frames both objects of a photo")
+        return framings, shows
+
+    def _shots(
+        self, rng: np.random.Generator, family: str, plan: tuple[list[Framing], list[float]], apparent: float
+    ) -> tuple[Shot, ...]:
+        """One photo per link, the first object in the first photo and the last in the last pinned to pixel heights
+        ``apparent`` apart."""
+        framings, shows = plan
+        n = len(framings)
+        step = (shows[1] - shows[0]) if len(shows) > 1 else 0.0
+        first_px = shows[int(rng.integers(len(shows)))]
+        jittered = first_px + float(rng.uniform(-0.5, 0.5)) * step
+        if framings[0].cameras((0, jittered)) and framings[-1].cameras((1, apparent * jittered)):
+            first_px = jittered
+        pinned = {0: (0, first_px), n - 1: (1, apparent * first_px)} if n > 1 else {}
         pattern = FAMILIES[family][0]
         return tuple(
-            _retry(
-                SHOT_TRIES,
-                lambda i=i: self._shot(
-                    rng, (chain[i], chain[i + 1]), (heights[i], heights[i + 1]), misleading[i], pinned.get(i), pattern
-                ),
-            )
-            for i in range(n)
+            _retry(SHOT_TRIES, lambda i=i: self._shot(rng, framings[i], pinned.get(i), pattern)) for i in range(n)
         )
 
-    def _shot(
-        self,
-        rng: np.random.Generator,
-        pair: tuple[Item, Item],
-        metres: tuple[float, float],
-        misleading: bool,
-        fixed: tuple[int, float] | None,
-        pattern: str,
-    ) -> Shot:
+    def _shot(self, rng: np.random.Generator, framing: Framing, fixed: tuple[int, float] | None, pattern: str) -> Shot:
         """Two objects photographed by a level camera, below both their tops, at chosen pixel heights."""
         size, f = self.image_size, self.focal
-        half = size / 2 - PAD
-        camera_m = float(rng.uniform(0.3, 0.85)) * min(metres)
-        tall = [m / camera_m for m in metres]  # heights in camera heights
-
-        def px_range(i: int) -> tuple[float, float]:
-            """Pixel heights that keep the base at least MIN_BELOW_PX below the horizon and the object in frame."""
-            top = half / (1 - 1 / tall[i]) if tall[i] > 1 else math.inf
-            return MIN_BELOW_PX * tall[i], min(half * tall[i], top, MAX_PX * 1.2)
-
-        big = 0 if metres[0] >= metres[1] else 1
-        small = 1 - big
-        rho = metres[big] / metres[small]
-        ratio = float(rng.uniform(1.1, 1.8)) if misleading else float(rng.uniform(0.6 / rho, 0.93))
-        # ratio: the smaller object's pixel height over the bigger one's
-        ranges = [px_range(0), px_range(1)]
-        px = [0.0, 0.0]
-        if fixed is not None:
-            i, value = fixed
-            px[i] = value
-            px[1 - i] = value * ratio if i == big else value / ratio
-        else:
-            b_lo = max(ranges[big][0], ranges[small][0] / ratio)
-            b_hi = min(ranges[big][1], ranges[small][1] / ratio)
-            if b_lo >= b_hi:
-                raise Reject("no pixel heights frame both objects")
-            px[big] = float(rng.uniform(b_lo, b_hi))
-            px[small] = px[big] * ratio
-        if any(not ranges[i][0] <= px[i] <= ranges[i][1] for i in range(2)):
-            raise Reject("an object would look too small or too large")
+        pair, metres = framing.pair, framing.metres
+        fits = framing.cameras(fixed)
+        if not fits:
+            raise Reject("no camera height frames both objects")
+        width = (CAMERA_SHARE[1] - CAMERA_SHARE[0]) / (CAMERA_GRID - 1)
+        u = fits[int(rng.integers(len(fits)))] + float(rng.uniform(-0.5, 0.5)) * width
+        u = min(max(u, CAMERA_SHARE[0]), CAMERA_SHARE[1])
+        px = framing.pixels(rng, u, fixed)
+        camera_m = u * min(metres)
+        tall = [r / u for r in framing.rel]  # heights in camera heights
 
         scale = [metres[i] / camera_m / model(pair[i].kind, pair[i].variant).height for i in range(2)]
         extents = [np.array(model(p.kind, p.variant).extents) * s for p, s in zip(pair, scale, strict=True)]
@@ -348,7 +336,7 @@ class ForcedPerspective(Task):
                 pair[i].kind,
                 pair[i].variant,
                 pair[i].kind,
-                ((centres[i] - size / 2) * depth[i] / f, depth[i]),
+                ((centres[i] - size / 2) * front[i] / f, depth[i]),  # the front face centred there
                 tall[i],
                 yaw=math.pi if pair[i].kind in BACK_FACING else 0.0,
             )
@@ -361,7 +349,7 @@ class ForcedPerspective(Task):
                 raise Reject("an object leaves the frame")
         if min(boxes[0][2], boxes[1][2]) - max(boxes[0][0], boxes[1][0]) > -8:
             raise Reject("the two objects overlap in the image")
-        return Shot(objects, camera_m, draw_floor(rng, pattern, 1.0), misleading)  # type: ignore[arg-type]
+        return Shot(objects, camera_m, draw_floor(rng, pattern, 1.0), framing.misleading)  # type: ignore[arg-type]
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
         first, last = scene.chain[0].kind, scene.chain[-1].kind
@@ -494,6 +482,72 @@ class ForcedPerspective(Task):
             "answer_text": question.options[question.answer],
             "letters": LETTERS[: len(question.options)],
         }
+
+
+class Framing:
+    """What pixel heights two objects of one photo may take: the camera at ``u`` times the shorter object's height
+    (``CAMERA_SHARE``), each base at least MIN_BELOW_PX below the horizon, each top inside the frame, each object
+    narrow enough to stand beside the other, and the smaller one's pixel height over the bigger one's in the range
+    the photo asks for (above 1 when it misleads)."""
+
+    def __init__(self, size: int, pair: tuple[Item, Item], metres: tuple[float, float], misleading: bool):
+        self.size, self.pair, self.metres, self.misleading = size, pair, metres, misleading
+        self.half = size / 2 - PAD
+        self.rel = [m / min(metres) for m in metres]  # heights in units of the shorter one
+        extents = [model(p.kind, p.variant).extents for p in pair]
+        self.aspect = [e[0] / e[2] for e in extents]  # width over height
+        self.big = 0 if metres[0] >= metres[1] else 1
+        self.small = 1 - self.big
+        rho = metres[self.big] / metres[self.small]
+        self.want = (1.1, 1.8) if misleading else (0.6 / rho, 0.93)
+
+    def px_range(self, i: int, u: float) -> tuple[float, float]:
+        tall = self.rel[i] / u  # in camera heights
+        top = self.half / (1 - 1 / tall) if tall > 1 else math.inf
+        wide = WIDEST * (self.size - 2 * PAD) / self.aspect[i]
+        return MIN_BELOW_PX * tall, min(self.half * tall, top, MAX_PX, wide)
+
+    def ratios(self, u: float, fixed: tuple[int, float] | None) -> tuple[float, float]:
+        """The ratios that fit at camera height ``u`` (with the pinned object at its pixel height); empty: lo >= hi."""
+        lo, hi = self.want
+        ranges = [self.px_range(0, u), self.px_range(1, u)]
+        if any(a >= b for a, b in ranges):
+            return 1.0, 0.0
+        big, small = self.big, self.small
+        if fixed is None:  # px_big in ranges[big] and px_big * ratio in ranges[small]
+            return max(lo, ranges[small][0] / ranges[big][1]), min(hi, ranges[small][1] / ranges[big][0])
+        i, p = fixed
+        if not ranges[i][0] <= p <= ranges[i][1]:
+            return 1.0, 0.0
+        j_lo, j_hi = ranges[1 - i]
+        if i == big:  # px_small = p * ratio
+            return max(lo, j_lo / p), min(hi, j_hi / p)
+        return max(lo, p / j_hi), min(hi, p / j_lo)  # px_big = p / ratio
+
+    def cameras(self, fixed: tuple[int, float] | None) -> list[float]:
+        """The camera heights of a fine grid at which some ratio fits."""
+        grid = np.linspace(*CAMERA_SHARE, CAMERA_GRID)
+        return [float(u) for u in grid if (lambda r: r[0] < r[1])(self.ratios(float(u), fixed))]
+
+    def pixels(self, rng: np.random.Generator, u: float, fixed: tuple[int, float] | None) -> list[float]:
+        """Pixel heights of the two objects at camera height ``u``."""
+        r_lo, r_hi = self.ratios(u, fixed)
+        if r_lo >= r_hi:
+            raise Reject("no ratio fits at this camera height")
+        ratio = float(rng.uniform(r_lo, r_hi))
+        big, small = self.big, self.small
+        px = [0.0, 0.0]
+        if fixed is not None:
+            i, p = fixed
+            px[i] = p
+            px[1 - i] = p * ratio if i == big else p / ratio
+        else:
+            ranges = [self.px_range(0, u), self.px_range(1, u)]
+            b_lo = max(ranges[big][0], ranges[small][0] / ratio)
+            b_hi = min(ranges[big][1], ranges[small][1] / ratio)
+            px[big] = float(rng.uniform(b_lo, b_hi))
+            px[small] = px[big] * ratio
+        return px
 
 
 # -- helpers ------------------------------------------------------------------------------------------------------
