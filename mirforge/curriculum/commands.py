@@ -29,6 +29,9 @@ def difficulty(
     backend: Annotated[str, typer.Option(help="transformers or openai.")] = "transformers",
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://host:8000/v1.")] = None,
     api_key: Annotated[str | None, typer.Option(envvar="OPENAI_API_KEY", help="API key (openai).")] = None,
+    allow_insecure_endpoint: Annotated[
+        bool, typer.Option("--allow-insecure-endpoint", help="Send the key over plain http to another machine.")
+    ] = False,
     k: Annotated[int, typer.Option("-k", help="Answers per question.")] = 10,
     temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.7,
     top_p: Annotated[float, typer.Option(help="Nucleus sampling.")] = 0.8,
@@ -84,6 +87,7 @@ def difficulty(
         n_mode=n_mode,
         cache=cache,
         lazy=executor == "ray",
+        allow_insecure_endpoint=allow_insecure_endpoint,
     )
     chunk = batch_size if backend == "transformers" else max(concurrency, 1) * 2
     try:

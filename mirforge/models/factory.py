@@ -35,8 +35,10 @@ def make_backend(
     n_mode: str = "auto",
     cache: Path | None = None,
     lazy: bool = False,
+    allow_insecure_endpoint: bool = False,
 ) -> Backend:
-    """The backend named ``backend``; ``lazy`` checks a local model and loads it on first use (a LazyBackend)."""
+    """The backend named ``backend``; ``lazy`` checks a local model and loads it on first use (a LazyBackend);
+    ``allow_insecure_endpoint`` lets the openai backend send the key over plain http to another machine."""
     if backend == "transformers":
         if base_url:
             raise InputError("--base-url: only for --backend openai")
@@ -59,5 +61,6 @@ def make_backend(
             timeout=timeout,
             n_mode=n_mode,
             cache=cache,
+            allow_insecure=allow_insecure_endpoint,
         )
     raise InputError(f"--backend: {backend!r} is not one of {', '.join(BACKENDS)}")

@@ -3,8 +3,9 @@
 The official ``openai`` client sends each request and retries it itself (``max_retries``): connection errors,
 timeouts, 408, 409, 429 and 5xx, with exponential backoff that honours the server's ``Retry-After``. On top of it
 this client adds the on-disk response cache (:mod:`.cache`), consulted before any request, and an optional call
-budget charged in the same file, so every worker process of a run shares both. The API key comes from the caller or
-``OPENAI_API_KEY`` and is never written anywhere.
+budget charged in the same file, so every worker process of a run shares both, and an optional run-wide circuit
+breaker (:mod:`.breaker`) that stops calling a failing endpoint. The API key comes from the caller or
+``OPENAI_API_KEY``, is never written anywhere, and is sent only where :func:`.endpoint.check_endpoint` allows.
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from mirforge.errors import InputError, MirforgeError
+from mirforge.models.breaker import CircuitBreaker
 from mirforge.models.cache import MEMORY, ResponseCache
+from mirforge.models.endpoint import check_endpoint, effective_url
 
-DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 RETRIED_STATUS = (408, 409, 429)  # and every 5xx: the statuses the openai client retries
 REFUSED_STATUS = (401, 403, 404)  # a bad key or an unknown model: not asked again by this client
 
@@ -38,7 +41,7 @@ class BudgetExhausted(MirforgeError):
 
 def endpoint_host(base_url: str | None) -> str:
     """host[:port] of the endpoint, without scheme, credentials, path or query."""
-    parts = urlsplit(base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_ENDPOINT)
+    parts = urlsplit(effective_url(base_url)[0])
     host = parts.hostname or "unknown"
     return f"{host}:{parts.port}" if parts.port else host
 
@@ -76,7 +79,9 @@ class LLMClient:
     """Chat completions from one endpoint and model, cached on disk; safe to share between threads.
 
     ``flag`` names the option that asked for it, for the missing-extra error; ``cache`` is the SQLite file (None:
-    this process only); ``max_calls`` caps the requests charged to that file (None: no cap).
+    this process only); ``max_calls`` caps the requests charged to that file (None: no cap); ``breaker`` (failures,
+    seconds) opens a :class:`~.breaker.CircuitBreaker` in that file; ``allow_insecure`` lets the key go over plain
+    http to another machine.
     """
 
     def __init__(
@@ -89,15 +94,20 @@ class LLMClient:
         retries: int = 4,
         cache: Path | str | None = None,
         max_calls: int | None = None,
+        breaker: tuple[int, float] | None = None,
+        allow_insecure: bool = False,
         flag: str = "--backend openai",
     ) -> None:
         self.openai = import_openai(flag)
+        check_endpoint(base_url, allow_insecure=allow_insecure)
         self.model = model
         self.base_url = base_url
         self.endpoint = endpoint_host(base_url)
         self.retries = retries
         self.max_calls = max_calls
         self.cache = ResponseCache(cache if cache is not None else MEMORY)
+        self.breaker = None if breaker is None else CircuitBreaker(self.cache, failures=breaker[0], seconds=breaker[1])
+        self.opened: str | None = None  # the breaker's reason, when this client's failure opened it
         self.client = self.openai.OpenAI(
             api_key=api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY",
             base_url=base_url,
@@ -120,6 +130,8 @@ class LLMClient:
             return json.loads(hit) if n > 1 else [hit]
         if self.refused:
             raise CallFailed(self.refused)
+        if self.breaker is not None and (reason := self.breaker.reason()):
+            raise CallFailed(reason)
         if not self.cache.claim(self.max_calls):
             raise BudgetExhausted("budget exhausted")
         with self._count:
@@ -136,20 +148,31 @@ class LLMClient:
 
     def _create(self, **kwargs: Any) -> Any:
         openai = self.openai
+        started = time.time()
         try:
-            return self.client.chat.completions.create(**kwargs)
+            response = self.client.chat.completions.create(**kwargs)
         except openai.APIStatusError as exc:
             status = exc.status_code
             if status in RETRIED_STATUS or status >= 500:
-                raise CallFailed(f"call failed: HTTP {status} after {attempts(exc)} attempts", _short(exc)) from None
+                raise self._failed(started, f"call failed: HTTP {status} after {attempts(exc)} attempts", exc) from None
             reason = f"endpoint refused: HTTP {status}"
             if status in REFUSED_STATUS:
                 self.refused = reason
             raise CallFailed(reason, _short(exc)) from None
         except openai.APIConnectionError as exc:  # timeouts included
-            raise CallFailed(f"call failed: {describe(exc)} after {attempts(exc)} attempts", _short(exc)) from None
+            raise self._failed(started, f"call failed: {describe(exc)} after {attempts(exc)} attempts", exc) from None
         except openai.OpenAIError as exc:
             raise CallFailed(f"call failed: {describe(exc)}", _short(exc)) from None
+        if self.breaker is not None:
+            self.breaker.succeeded()
+        return response
+
+    def _failed(self, started: float, reason: str, exc: Exception) -> CallFailed:
+        """A call that failed after the client's retries (the endpoint down, hanging or overloaded): counted by the
+        breaker, which may open on it."""
+        if self.breaker is not None:
+            self.opened = self.breaker.failed(started, reason) or self.opened
+        return CallFailed(reason, _short(exc))
 
     def close(self) -> None:
         self.client.close()

@@ -44,6 +44,7 @@ class OpenAIBackend:
         timeout: float = 120.0,
         n_mode: str = "auto",
         cache: Path | None = None,
+        allow_insecure: bool = False,
     ) -> None:
         if n_mode not in N_MODES:
             raise InputError(f"--n-mode: {n_mode!r} is not one of {', '.join(N_MODES)}")
@@ -51,7 +52,9 @@ class OpenAIBackend:
             raise InputError(f"--concurrency: must be at least 1, got {concurrency}")
         if retries < 0:
             raise InputError(f"--retries: must be >= 0, got {retries}")
-        self.llm = LLMClient(model, base_url, api_key, timeout=timeout, retries=retries, cache=cache)
+        self.llm = LLMClient(
+            model, base_url, api_key, timeout=timeout, retries=retries, cache=cache, allow_insecure=allow_insecure
+        )
         self.model_id = model
         self.concurrency = concurrency
         self.n_mode = n_mode

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -34,8 +35,14 @@ DEFAULTS: dict[str, Any] = {
     "temperature": 0.0,
     "max_tokens": None,  # None: the server's default
     "max_calls": None,  # calls the whole run may send (shared by all workers through the cache file)
-    "timeout": 120.0,  # seconds per request
-    "retries": 4,  # the openai client's retries of a call after a timeout, 429 or 5xx (it honours Retry-After)
+    "timeout": 25.0,  # seconds per request
+    "retries": 1,  # the openai client's retries of a call after a timeout, 429 or 5xx (it honours Retry-After)
+    # The run-wide circuit breaker (shared by all workers through the cache file): after this many consecutive
+    # failed calls, or once failing calls have gone on this long, the rest of the run keeps the templates. With
+    # the defaults a hanging endpoint costs a run at most 50 s + one call (2 x 25 s), under 2 minutes.
+    "breaker_failures": 5,
+    "breaker_seconds": 50.0,
+    "allow_insecure_endpoint": False,  # send the key over plain http to another machine (--allow-insecure-endpoint)
 }
 MAX_PROBLEMS_SHOWN = 8
 
@@ -166,10 +173,13 @@ class Rewriter:
             retries=self.settings["retries"],
             cache=cache_path,
             max_calls=self.settings["max_calls"],
+            breaker=(self.settings["breaker_failures"], self.settings["breaker_seconds"]),
+            allow_insecure=self.settings["allow_insecure_endpoint"],
             flag="--rewriter openai",
         )
         self.endpoint = self.llm.endpoint
         self.stats: Counter = Counter()  # rewritten, fallback
+        self.said_opened = False
 
     @property
     def params(self) -> dict[str, Any]:
@@ -197,6 +207,7 @@ class Rewriter:
             try:
                 content = self.complete(messages, key, seed)
             except (BudgetExhausted, CallFailed) as why:
+                self.say_opened()
                 return self.fallback(steps, record, str(why))
             try:
                 candidate = parse_reply(content, len(steps.caption))
@@ -212,6 +223,15 @@ class Rewriter:
     def fallback(self, steps: Steps, record: dict[str, Any], reason: str) -> tuple[Steps, dict[str, Any]]:
         self.stats["fallback"] += 1
         return steps, {**record, "outcome": "fallback", "reason": reason}
+
+    def say_opened(self) -> None:
+        """Say once, from the process whose failure opened the run's circuit breaker, that templates are kept."""
+        if self.llm.opened and not self.said_opened:
+            self.said_opened = True
+            print(
+                f"warning: rewriter: {self.llm.opened} at {self.endpoint}; the rest of the run keeps the templates",
+                file=sys.stderr,
+            )
 
     def complete(self, messages: list[dict[str, str]], key: str, seed: int) -> str:
         """The reply to ``messages``: from the cache, else from the endpoint (retried by the client), then cached."""
