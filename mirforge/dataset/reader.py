@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from mirforge.dataset.layout import INSTANCES, MANIFEST, SHARD_FILES
+from mirforge.dataset.layout import INSTANCES, MANIFEST, SHARD_FILES, check_split
 from mirforge.dataset.manifest import read_manifest
 from mirforge.errors import InputError
 
@@ -87,6 +87,7 @@ class Dataset:
             held = "no instances yet" if (self.root / MANIFEST).is_file() else f"no {MANIFEST} and no instances"
             raise InputError(f"{self.root}: holds {held} ({INSTANCES}/<task>/<split>/shard-*.jsonl); {GENERATE}")
         if split is not None:
+            check_split(split)
             splits = sorted({s.split for s in shards})
             if split not in splits:
                 raise InputError(f"--split: {self.root} holds no split {split!r}; it holds {', '.join(splits)}")

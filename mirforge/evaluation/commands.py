@@ -27,6 +27,9 @@ def eval_command(
     limit: Annotated[int | None, typer.Option(help="At most this many questions per task.")] = None,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint (openai backend).")] = None,
     api_key: Annotated[str | None, typer.Option(envvar="OPENAI_API_KEY", help="API key (openai).")] = None,
+    allow_insecure_endpoint: Annotated[
+        bool, typer.Option("--allow-insecure-endpoint", help="Send the key over plain http to another machine.")
+    ] = False,
     blind: Annotated[
         bool, typer.Option("--blind", help="Replace every image by a blank one of the same size (shortcut check).")
     ] = False,
@@ -55,11 +58,18 @@ def eval_command(
               mirforge eval --text-baseline --train data/train --data data/test
     """
     from mirforge.dataset import Dataset
+    from mirforge.dataset.layout import check_split
     from mirforge.evaluation.report import bar_chart, table, write_json
     from mirforge.evaluation.run import chance_levels, select_records, summarize, write_predictions
+    from mirforge.models.endpoint import check_endpoint
 
     if data is None:
         raise InputError("--data: give the dataset folder to evaluate on")
+    for flag, name in (("--split", split), ("--train-split", train_split)):
+        if name is not None:
+            check_split(name, flag)
+    if backend == "openai" and not text_baseline:
+        check_endpoint(base_url, allow_insecure=allow_insecure_endpoint)
     if limit is not None and limit < 1:
         raise InputError(f"--limit: must be at least 1, got {limit}")
     records = select_records(Dataset(data).records(), split, _tasks(tasks), limit)
@@ -111,6 +121,7 @@ def _run_model(options: dict[str, Any], records: list[dict[str, Any]], data: Pat
         batch_size=options["batch_size"],
         cache=options["cache"],
         concurrency=options["concurrency"],
+        allow_insecure_endpoint=options["allow_insecure_endpoint"],
     )
     quiet = options["quiet"]
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mirforge.curriculum.answers import UNPARSED, parse_answer
+from mirforge.dataset.layout import check_split
 from mirforge.errors import InputError
 from mirforge.models.backend import Backend, Query, Sampling
 
@@ -46,6 +47,7 @@ def select_records(
 ) -> list[dict[str, Any]]:
     """Records of one split (all when None), some tasks, at most ``limit`` per task, in dataset order."""
     if split is not None:
+        check_split(split, flag)
         splits = sorted({str(r.get("split")) for r in records})
         records = [r for r in records if r.get("split") == split]
         if not records:

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from mirforge.dataset.layout import check_split
 from mirforge.errors import InputError
 from mirforge.models.loader import model_folder
 
@@ -129,6 +130,8 @@ class TrainConfig:
             raise InputError("--after-each-stage: needs --eval DATASET (a held-out dataset folder)")
         if self.eval_data is not None and not Path(self.eval_data).is_dir():
             raise InputError(f"--eval: {self.eval_data} is not a dataset folder")
+        if self.eval_split is not None:
+            check_split(self.eval_split, "--eval-split")
         if self.deepspeed and not Path(self.deepspeed).is_file():
             raise InputError(f"--deepspeed: {self.deepspeed} is not a file (a DeepSpeed JSON config)")
         if self.lora is not None:
