@@ -89,7 +89,7 @@ def _coerce(raw: Any, hint: Any, where: str) -> Any:
             raise InputError(f"{where}: expected {hint.__name__}, got {raw!r}")
         try:
             value = hint(raw)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: int(float("inf"))
             raise InputError(f"{where}: expected {hint.__name__}, got {raw!r}") from None
         if hint is int and isinstance(raw, float) and raw != value:
             raise InputError(f"{where}: expected int, got {raw!r}")

@@ -12,6 +12,8 @@
 - ``fail(*faults)``: the next requests fail in order, one fault each: an HTTP status (500, 429, 503 ...) or
   ``"timeout"`` (the reply is delayed by ``timeout_delay`` seconds, past the client's timeout). A failed status
   carries ``Retry-After: retry_after`` seconds (the openai client waits that long before it retries).
+- ``always``: a fault every request gets once the ``fail`` queue is empty (an endpoint that is down: 500, or hangs:
+  ``"timeout"`` with a long ``timeout_delay``); None (the default) answers.
 - ``requests`` (parsed bodies), ``images`` (per request), ``count`` (all requests, faults included).
 """
 
@@ -76,6 +78,7 @@ class OpenAIServer:
         self.images: list[list[Decoded]] = []
         self.count = 0
         self.faults: list[int | str] = []
+        self.always: int | str | None = None
         self.lock = threading.Lock()
         self.httpd: ThreadingHTTPServer | None = None
         self.thread: threading.Thread | None = None
@@ -144,7 +147,7 @@ class OpenAIServer:
     def handle(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         with self.lock:
             self.count += 1
-            fault = self.faults.pop(0) if self.faults else None
+            fault = self.faults.pop(0) if self.faults else self.always
         if fault == "timeout":
             time.sleep(self.timeout_delay)
             return 503, {"error": {"message": "slow"}}

@@ -149,7 +149,12 @@ def test_one_table_declares_the_flags_and_the_file_keys():
     for option in OPTIONS:
         assert params[option.name].default == option.default, option.name
         assert params[option.name].multiple == option.many, option.name
-    assert set(FILE_KEYS) == {o.name for o in OPTIONS} - {"config", "dry_run"}
+    assert set(FILE_KEYS) == {o.name for o in OPTIONS} - {
+        "config",
+        "dry_run",
+        "force_templates",
+        "allow_insecure_endpoint",
+    }
 
 
 def test_flags_and_file_give_the_same_config(tmp_path):

@@ -62,11 +62,42 @@ def source_digest() -> str:
 def read_manifest(path: Path, fix: str) -> dict[str, Any]:
     """The manifest at ``path``; a file that is not one is a one-line InputError ending with ``fix``."""
     try:
-        data = json.loads(path.read_text())
-        data["splits"]
-    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise InputError(f"{path}: not a mirforge manifest ({exc}); {fix}") from None
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise InputError(f"{path}: not a mirforge manifest ({' '.join(str(exc).split())}); {fix}") from None
+    problem = manifest_problem(data)
+    if problem is not None:
+        raise InputError(f"{path}: not a mirforge manifest ({problem}); {fix}")
     return data
+
+
+def manifest_problem(data: Any) -> str | None:
+    """What keeps ``data`` from having a manifest's shape (the fields every reader and writer relies on), or None."""
+    if not isinstance(data, dict):
+        return f"a JSON {type(data).__name__}, not an object"
+    splits = data.get("splits")
+    if not isinstance(splits, dict):
+        return f"'splits' is {_kind(splits)}, not an object of splits"
+    for name, split in splits.items():
+        where = f"splits[{_short(name)}]"
+        if not isinstance(split, dict):
+            return f"{where} is {_kind(split)}, not an object"
+        for key in ("config", "shards"):
+            if not isinstance(split.get(key), dict):
+                return f"{where}.{key} is {_kind(split.get(key))}, not an object"
+        for rel, entry in split["shards"].items():
+            if not isinstance(entry, dict):
+                return f"{where}.shards[{_short(rel)}] is {_kind(entry)}, not an object"
+    return None
+
+
+def _kind(value: Any) -> str:
+    return "null or missing" if value is None else f"a {type(value).__name__}"
+
+
+def _short(key: str) -> str:
+    text = repr(key)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 class Manifest:

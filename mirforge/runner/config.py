@@ -12,7 +12,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from mirforge.dataset.layout import check_split
 from mirforge.errors import InputError, MirforgeError
+from mirforge.models.endpoint import check_endpoint, needs_insecure
 from mirforge.pipeline import RunSpec
 from mirforge.registry import load, resolve
 from mirforge.render import DEFAULT_BACKEND
@@ -20,7 +22,8 @@ from mirforge.render.gl import check_backend
 from mirforge.runner.options import EXECUTORS, OPTION, defaults, load_file, parse_sets
 from mirforge.task import Task
 
-SPLIT_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
+MAX_INSTANCES = 10_000_000  # per task: checked before anything is planned or allocated
+MAX_SHARDS = 100_000  # per run: planning a million shards alone takes seconds and hundreds of MB
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,7 @@ class Execution:
     dry_run: bool = False
     quiet: bool = False
     verbose: bool = False
+    force_templates: bool = False  # resume a split whose step templates changed (its text then mixes both)
 
     def validate(self) -> None:
         if self.out is None and not self.dry_run:
@@ -88,6 +92,7 @@ class RunConfig:
             dry_run=values["dry_run"],
             quiet=values["quiet"],
             verbose=values["verbose"],
+            force_templates=values["force_templates"],
         )
         tasks, n = values["tasks"], values["n"]
         if tasks is None:
@@ -114,7 +119,13 @@ class RunConfig:
             templates=str(templates) if templates else None,
             renderer=values["renderer"],
             keep_video=values["keep_video"],
-            rewriter=_rewriter(values["rewriter"], values["model"], values["base_url"], values["rewrite_max_calls"]),
+            rewriter=_rewriter(
+                values["rewriter"],
+                values["model"],
+                values["base_url"],
+                values["rewrite_max_calls"],
+                values["allow_insecure_endpoint"],
+            ),
             realism=_realism(values),
         )
         config.validate()
@@ -132,14 +143,24 @@ class RunConfig:
             for task, count in self.n.items():
                 if isinstance(count, bool) or not isinstance(count, int) or count < 1:
                     raise InputError(f"n.{task}: must be a positive count of instances, got {count!r}")
+                if count > MAX_INSTANCES:
+                    raise InputError(f"n.{task}: {count} is more than {MAX_INSTANCES} instances per task")
         elif isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 1:
             raise InputError(f"--n: must be a positive count of instances per task, got {self.n!r}")
+        elif self.n > MAX_INSTANCES:
+            raise InputError(f"--n: {self.n} is more than {MAX_INSTANCES} instances per task; split the run")
         if self.seed < 0:
             raise InputError(f"--seed: must be a non-negative integer, got {self.seed}")
         if self.shard_size < 1:
             raise InputError(f"--shard-size: must be at least 1, got {self.shard_size}")
-        if not self.split or not set(self.split) <= SPLIT_CHARS:
-            raise InputError(f"--split: {self.split!r} must be letters, digits, '_' or '.'")
+        shards = sum(-(-self.count(task) // self.shard_size) for task in self.tasks)
+        if shards > MAX_SHARDS:
+            total = sum(self.count(task) for task in self.tasks)
+            raise InputError(
+                f"--shard-size: {self.shard_size} instances per shard make {shards} shards, more than {MAX_SHARDS}; "
+                f"use --shard-size {-(-total // (MAX_SHARDS - len(self.tasks)))} or more"
+            )
+        check_split(self.split)
         if self.templates is not None and not Path(self.templates).is_dir():
             raise InputError(f"--templates: {self.templates} is not a folder")
         unknown = set(self.task_config) - set(self.tasks)
@@ -152,6 +173,9 @@ class RunConfig:
             from mirforge.templates import check_overrides
 
             check_overrides(Path(self.templates), list(self.tasks))
+        if self.rewriter is not None:
+            insecure = bool(self.rewriter.get("allow_insecure_endpoint"))
+            check_endpoint(self.rewriter.get("base_url"), allow_insecure=insecure)
 
     def count(self, task: str) -> int:
         """How many instances of ``task`` this run makes."""
@@ -200,7 +224,7 @@ class RunConfig:
         and compares as different."""
         try:
             return RunConfig.from_json(data).to_json()
-        except (MirforgeError, TypeError, KeyError, ValueError):
+        except (MirforgeError, TypeError, KeyError, ValueError, AttributeError):  # AttributeError: a field of null
             return data
 
 
@@ -233,25 +257,27 @@ def _merge_sets(base: dict[str, dict[str, Any]], override: dict[str, dict[str, A
 
 
 def _rewriter(
-    backend: str | None, model: str | None, base_url: str | None, max_calls: int | None
+    backend: str | None, model: str | None, base_url: str | None, max_calls: int | None, allow_insecure: bool = False
 ) -> dict[str, Any] | None:
     if backend is None:
-        if model or base_url or max_calls is not None:
-            raise InputError("--model/--base-url/--rewrite-max-calls need --rewriter openai")
+        if model or base_url or max_calls is not None or allow_insecure:
+            raise InputError("--model/--base-url/--rewrite-max-calls/--allow-insecure-endpoint need --rewriter openai")
         return None
     if backend != "openai":
         raise InputError(f"--rewriter: {backend!r} is not a rewriter; use `openai` (any OpenAI-compatible endpoint)")
     if not model:
         raise InputError("--model: --rewriter openai needs a model name, e.g. --model Qwen2.5-7B-Instruct")
-    if base_url and ("@" in base_url.split("//", 1)[-1].split("/", 1)[0] or "?" in base_url):
-        raise InputError("--base-url: put the API key in OPENAI_API_KEY, not in the URL (the manifest records it)")
+    check_endpoint(base_url, allow_insecure=allow_insecure)
     if max_calls is not None and max_calls < 0:
         raise InputError(f"--rewrite-max-calls: must be >= 0, got {max_calls}")
     try:
         import openai  # noqa: F401
     except ImportError:
         raise InputError("--rewriter openai needs the [llm] extra: pip install 'mirforge[llm]'") from None
-    return {"backend": backend, "model": model, "base_url": base_url, "temperature": 0.0, "max_calls": max_calls}
+    rewriter = {"backend": backend, "model": model, "base_url": base_url, "temperature": 0.0, "max_calls": max_calls}
+    if allow_insecure and needs_insecure(base_url):  # recorded only where it was needed, so it rarely splits configs
+        rewriter["allow_insecure_endpoint"] = True
+    return rewriter
 
 
 def _realism(values: dict[str, Any]) -> dict[str, Any] | None:

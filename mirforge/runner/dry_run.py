@@ -28,14 +28,16 @@ class PlannedTask:
         return round(self.instances * self.images_per_instance)
 
 
-def dry_run(config: RunConfig, out: Path | None, sample: int = 6, upload: str | None = None) -> list[PlannedTask]:
+def dry_run(
+    config: RunConfig, out: Path | None, sample: int = 6, upload: str | None = None, force_templates: bool = False
+) -> list[PlannedTask]:
     """What ``generate`` would do, without writing anything. Images are estimated by asking (not rendering)
     up to ``sample`` questions per task: the number of ``<image>`` slots is the number of images. Shards missing
     from ``out`` count as complete when ``upload`` holds them."""
     config.validate()
     manifest = None
     if out is not None and (Path(out) / MANIFEST).is_file():
-        manifest = open_manifest(config, Path(out), upload)  # raises if the folder holds a different config
+        manifest = open_manifest(config, Path(out), upload, force_templates)  # raises on another config or templates
     shards = plan(config)
     planned = []
     for name in config.tasks:

@@ -2,7 +2,8 @@
 (YAML or TOML) and their checks all come from :data:`OPTIONS`. ``RunConfig.from_options`` merges and validates.
 
 Every option can come from the file under its long name with ``_`` or ``-`` (``shard_size``, ``rewrite-max-calls``)
-but ``config`` and ``dry_run``; flags given on the command line override the file. Three keys take richer values
+but ``config``, ``dry_run`` and the two consents a user gives on the command line each time, ``force_templates`` and
+``allow_insecure_endpoint``; flags given on the command line override the file. Three keys take richer values
 in the file than on the command line: ``tasks`` may be a list, ``n`` may map task names to counts (``n: {view_3d:
 2338, chart_analysis: 1956}``), and ``set`` may be a mapping ``{task: {field: value}}`` as well as a list of
 ``TASK.FIELD=VALUE`` strings. When ``n`` is a mapping, ``tasks`` may be left out: the run makes the tasks it names.
@@ -11,7 +12,7 @@ in the file than on the command line: ``tasks`` may be a list, ``n`` may map tas
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from mirforge.errors import InputError
 from mirforge.render import BACKENDS, DEFAULT_BACKEND
 
 EXECUTORS = ("local", "ray")
+MAX_FILE_BYTES = 1 << 20  # a config file is a page of options, not data
 
 
 @dataclass(frozen=True)
@@ -135,11 +137,28 @@ OPTIONS: tuple[Option, ...] = (
         from_file=_sets_from_file,
     ),
     Option("templates", Path, None, "Folder of template overrides, TASK/STEP.j2."),
+    Option(
+        "force_templates",
+        bool,
+        False,
+        "Resume a split whose step templates changed: its finished shards keep the old text and the rest get the "
+        "new, so the split mixes both (the manifest records which shard used which).",
+        flags=("--force-templates",),
+        in_file=False,
+    ),
     Option("renderer", str, DEFAULT_BACKEND, "3D backend: moderngl (fast) or pyrender (reference).", choices=BACKENDS),
     Option("rewriter", str, None, "Rewrite the steps with an LLM: `openai` (extra [llm]).", choices=("openai",)),
     Option("model", str, None, "Rewriter model name (with --rewriter)."),
     Option("base_url", str, None, "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1; key from env."),
     Option("rewrite_max_calls", int, None, "Call budget of the run; then templates."),
+    Option(
+        "allow_insecure_endpoint",
+        bool,
+        False,
+        "Send the API key over plain http to a --base-url on another machine (else only https or loopback).",
+        flags=("--allow-insecure-endpoint",),
+        in_file=False,
+    ),
     Option("keep_video", bool, False, "Also keep the mp4 clips of video tasks under videos/."),
     Option(
         "realism",
@@ -193,29 +212,65 @@ def load_file(path: Path) -> dict[str, Any]:
     path = Path(path)
     if not path.is_file():
         raise InputError(f"--config: {path} is not a file")
-    text = path.read_text(encoding="utf-8")
     suffix = path.suffix.lower()
+    if suffix not in (".toml", ".yaml", ".yml"):
+        raise InputError(f"--config: {path} must end in .yaml, .yml or .toml")
+    data = path.read_bytes()
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"--config: {path} is {len(data)} bytes; a config file holds at most {MAX_FILE_BYTES}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"--config: {path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); save it as UTF-8"
+        ) from None
     if suffix == ".toml":
         try:
             raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise InputError(f"--config: {path} is not valid TOML ({exc})") from None
-    elif suffix in (".yaml", ".yml"):
-        try:
-            import yaml
-        except ImportError:
-            raise InputError("--config: YAML files need PyYAML: pip install pyyaml") from None
-        try:
-            raw = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise InputError(f"--config: {path} is not valid YAML ({' '.join(str(exc).split())})") from None
+            raise InputError(f"--config: {path} is not valid TOML ({' '.join(str(exc).split())})") from None
     else:
-        raise InputError(f"--config: {path} must end in .yaml, .yml or .toml")
+        raw = load_yaml(text, path)
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
         raise InputError(f"--config: {path} must hold a mapping of generate options, not {type(raw).__name__}")
     return normalise(raw, where=str(path))
+
+
+def load_yaml(text: str, path: Path) -> Any:
+    """A YAML config file's value, read by PyYAML's safe loader without aliases (``*name``: nine nested ones are
+    a billion-item "alias bomb") and without repeated keys (the last would silently win)."""
+    try:
+        import yaml
+    except ImportError:
+        raise InputError("--config: YAML files need PyYAML: pip install pyyaml") from None
+
+    class Loader(yaml.SafeLoader):
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                mark = self.peek_event().start_mark
+                raise InputError(
+                    f"--config: {path}, line {mark.line + 1}: YAML aliases (*name) are not allowed in a config file; "
+                    "write the value out"
+                )
+            return super().compose_node(parent, index)
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                if not isinstance(key, Hashable):
+                    continue  # the safe loader names an unhashable key itself
+                if key in seen:
+                    raise InputError(f"--config: {path}, line {key_node.start_mark.line + 1}: key {key!r} repeated")
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    try:
+        return yaml.load(text, Loader=Loader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        raise InputError(f"--config: {path} is not valid YAML ({' '.join(str(exc).split())})") from None
 
 
 def normalise(raw: dict[str, Any], where: str = "config") -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import signal
 import sys
 import threading
@@ -16,15 +17,19 @@ from typing import Any
 from tqdm import tqdm
 
 from mirforge import registry
+from mirforge.dataset.layout import LOCK, MANIFEST
 from mirforge.dataset.lock import folder_lock
 from mirforge.dataset.manifest import Manifest
 from mirforge.dataset.mir import write_mir
 from mirforge.dataset.upload import check_upload
 from mirforge.dataset.writer import check_writable, remove_temporaries
-from mirforge.errors import MirforgeError
+from mirforge.errors import InputError, MirforgeError
+from mirforge.models.breaker import reset_breaker
 from mirforge.runner.config import Execution, RunConfig
 from mirforge.runner.plan import Shard, plan, schedule
 from mirforge.runner.worker import ShardResult
+from mirforge.templates.identity import changed, template_hashes
+from mirforge.templates.identity import digest as templates_digest
 
 
 @dataclass(frozen=True)
@@ -72,27 +77,54 @@ class Summary:
         return peaks
 
 
-def prepare(config: RunConfig, out: Path, upload: str | None = None) -> tuple[Manifest, list[Shard], list[Shard]]:
+def prepare(
+    config: RunConfig, out: Path, upload: str | None = None, force_templates: bool = False
+) -> tuple[Manifest, list[Shard], list[Shard]]:
     """Check everything that can be wrong with the input before a single file is written. The shards to do come
     in the order the workers take them."""
     config.validate()
     check_writable(out)
     if upload is not None:
         upload = check_upload(upload)
-    manifest = open_manifest(config, out, upload)
+    manifest = open_manifest(config, out, upload, force_templates)
     shards = plan(config)
     todo = schedule([s for s in shards if not manifest.is_complete(config.split, s.path)])
     return manifest, shards, todo
 
 
-def open_manifest(config: RunConfig, out: Path, upload: str | None = None) -> Manifest:
-    """The folder's manifest (in memory) with this run begun; refuses a split generated with another config."""
+def open_manifest(config: RunConfig, out: Path, upload: str | None = None, force_templates: bool = False) -> Manifest:
+    """The folder's manifest (in memory) with this run begun; refuses a split generated with another config, or
+    with other step templates unless ``force_templates`` (then the new templates are recorded for the shards
+    written from now on)."""
     manifest = Manifest(out, upload)
     recorded = manifest.split(config.split)
     if recorded is not None:  # an older manifest recorded the raw --set strings: compare the effective configs
         recorded["config"] = RunConfig.recorded(recorded["config"])
     manifest.begin(config.to_json())
+    split = manifest.split(config.split)
+    record_templates(split, config, out, force_templates)
+    split["image_size"] = {name: config.task(name).image_size for name in config.tasks}  # what validate expects
     return manifest
+
+
+def record_templates(split: dict, config: RunConfig, out: Path, force: bool) -> str:
+    """Check the run's template files against those the split was begun with, and record them: the split's
+    ``templates`` names the set the next shards are written with, ``template_files`` holds every set its shards
+    were written with (a manifest from before template hashes records the current set)."""
+    hashes = template_hashes([config.task(name) for name in config.tasks], config.templates)
+    current = templates_digest(hashes)
+    sets = split.setdefault("template_files", {})
+    before = sets.get(split.get("templates", ""))
+    if before is not None and before != hashes and not force:
+        differ = changed(before, hashes)
+        shown = ", ".join(differ[:3]) + (f" and {len(differ) - 3} more" if len(differ) > 3 else "")
+        raise InputError(
+            f"--out: the step templates changed since split {config.split!r} in {out} was begun ({shown}); use a "
+            "new --out folder, or --force-templates to keep its shards and write the rest with the new templates"
+        )
+    sets[current] = hashes
+    split["templates"] = current
+    return current
 
 
 def generate(
@@ -104,13 +136,15 @@ def generate(
     address: str | None = None,
     progress: bool = True,
     upload: str | None = None,
+    force_templates: bool = False,
 ) -> Summary:
     """Generate a split into ``out``; with ``upload`` (an fsspec URL) every file is also put there. The folder is
-    locked for the whole run: a second generate into it is refused, naming this one's pid."""
+    locked for the whole run: a second generate into it is refused, naming this one's pid. ``force_templates``
+    resumes a split whose step templates changed (its text then mixes old and new templates)."""
     Execution(out, workers, executor, address, upload).validate()
     check_writable(out)  # before the lock creates anything in it
     with folder_lock(out), sigterm_as_error(out):
-        return _generate(config, out, workers, executor, address, progress, upload)
+        return _generate(config, out, workers, executor, address, progress, upload, force_templates)
 
 
 @contextmanager
@@ -139,10 +173,35 @@ def _generate(
     address: str | None,
     progress: bool,
     upload: str | None,
+    force_templates: bool,
 ) -> Summary:
-    manifest, shards, todo = prepare(config, out, upload)
+    fresh = not (out / MANIFEST).is_file()  # then the folder holds nothing but the lock (check_writable)
+    manifest, shards, todo = prepare(config, out, upload, force_templates)
+    templates = manifest.split(config.split)["templates"]
     warn_unproven(config.tasks)
     remove_temporaries(out)
+    if config.rewriter is not None:  # the run's rewriter starts with its circuit breaker closed
+        reset_breaker(config.spec(out).llm_cache)
+    try:
+        return _execute(config, out, workers, executor, address, progress, manifest, shards, todo, templates)
+    except InputError:
+        if fresh:  # bad input found mid-run (a user template failing on an instance): leave no half dataset
+            discard(out)
+        raise
+
+
+def _execute(
+    config: RunConfig,
+    out: Path,
+    workers: int,
+    executor: str,
+    address: str | None,
+    progress: bool,
+    manifest: Manifest,
+    shards: list[Shard],
+    todo: list[Shard],
+    templates: str,
+) -> Summary:
     manifest.save()
     summary = Summary(shards_skipped=len(shards) - len(todo))
     bar = tqdm(
@@ -164,7 +223,7 @@ def _generate(
 
             results = run_ray(todo, config, str(out), workers, address, bar.update, manifest.upload)
         for result in results:
-            manifest.record(config.split, result.shard.path, result.entry)
+            manifest.record(config.split, result.shard.path, {**result.entry, "templates": templates})
             manifest.save()
             summary.add(result)
     finally:
@@ -174,6 +233,18 @@ def _generate(
     manifest.save()
     write_mir(out, manifest)
     return summary
+
+
+def discard(out: Path) -> None:
+    """Remove everything a run wrote into a folder that held nothing before it (the lock file stays with its
+    holder)."""
+    for child in out.iterdir():
+        if child.name == LOCK:
+            continue
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
 
 
 def warn_unproven(tasks: tuple[str, ...]) -> None:
