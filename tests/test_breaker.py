@@ -139,3 +139,12 @@ def test_the_settings_reach_the_client(tmp_path):
         rewriter = Rewriter(settings(server, breaker_failures=2, breaker_seconds=9.0), Path(tmp_path) / "c.sqlite")
     assert (rewriter.llm.breaker.failures, rewriter.llm.breaker.seconds) == (2, 9.0)
     assert rewriter.llm.client.timeout == 0.5 and rewriter.llm.client.max_retries == 1
+
+
+def test_the_timeout_can_be_given_on_the_command_line(tmp_path):
+    options = {"tasks": "view_3d", "n": 1, "rewriter": "openai", "model": "m", "base_url": "http://127.0.0.1:9/v1"}
+    config, _ = RunConfig.from_options({**options, "dry_run": True})
+    assert "timeout" not in config.rewriter  # the default: the split's identity stays as before the option
+    config, _ = RunConfig.from_options({**options, "dry_run": True, "rewrite_timeout": 90})
+    rewriter = Rewriter(config.rewriter, tmp_path / "c.sqlite")
+    assert config.rewriter["timeout"] == 90.0 and rewriter.llm.client.timeout == 90.0

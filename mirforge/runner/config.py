@@ -125,6 +125,7 @@ class RunConfig:
                 values["base_url"],
                 values["rewrite_max_calls"],
                 values["allow_insecure_endpoint"],
+                values["rewrite_timeout"],
             ),
             realism=_realism(values),
         )
@@ -257,11 +258,17 @@ def _merge_sets(base: dict[str, dict[str, Any]], override: dict[str, dict[str, A
 
 
 def _rewriter(
-    backend: str | None, model: str | None, base_url: str | None, max_calls: int | None, allow_insecure: bool = False
+    backend: str | None,
+    model: str | None,
+    base_url: str | None,
+    max_calls: int | None,
+    allow_insecure: bool = False,
+    timeout: float | None = None,
 ) -> dict[str, Any] | None:
     if backend is None:
-        if model or base_url or max_calls is not None or allow_insecure:
-            raise InputError("--model/--base-url/--rewrite-max-calls/--allow-insecure-endpoint need --rewriter openai")
+        if model or base_url or max_calls is not None or allow_insecure or timeout is not None:
+            flags = "--model/--base-url/--rewrite-max-calls/--rewrite-timeout/--allow-insecure-endpoint"
+            raise InputError(f"{flags} need --rewriter openai")
         return None
     if backend != "openai":
         raise InputError(f"--rewriter: {backend!r} is not a rewriter; use `openai` (any OpenAI-compatible endpoint)")
@@ -270,6 +277,8 @@ def _rewriter(
     check_endpoint(base_url, allow_insecure=allow_insecure)
     if max_calls is not None and max_calls < 0:
         raise InputError(f"--rewrite-max-calls: must be >= 0, got {max_calls}")
+    if timeout is not None and not 0 < timeout <= 3600:
+        raise InputError(f"--rewrite-timeout: must be a number of seconds in (0, 3600], got {timeout}")
     try:
         import openai  # noqa: F401
     except ImportError:
@@ -277,6 +286,8 @@ def _rewriter(
     rewriter = {"backend": backend, "model": model, "base_url": base_url, "temperature": 0.0, "max_calls": max_calls}
     if allow_insecure and needs_insecure(base_url):  # recorded only where it was needed, so it rarely splits configs
         rewriter["allow_insecure_endpoint"] = True
+    if timeout is not None:  # recorded only when given: a config from before the option stays the same
+        rewriter["timeout"] = float(timeout)
     return rewriter
 
 

@@ -152,6 +152,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("base_url", str, None, "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1; key from env."),
     Option("rewrite_max_calls", int, None, "Call budget of the run; then templates."),
     Option(
+        "rewrite_timeout",
+        float,
+        None,
+        "Seconds per rewriter request (default 25: with one retry and the circuit breaker, a hanging endpoint "
+        "costs a run under 2 minutes).",
+    ),
+    Option(
         "allow_insecure_endpoint",
         bool,
         False,
