@@ -14,7 +14,6 @@ the horizon can be measured back from the pixels (:func:`horizon_row`).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -149,7 +148,3 @@ def horizon_row(rgb: np.ndarray, ids: np.ndarray) -> int | None:
         return None
     below = seen[share[seen] < 0.5]
     return int(below[0]) if len(below) else None
-
-
-def level_camera_focal(size: int, yfov: float) -> float:
-    return size / 2 / math.tan(yfov / 2)

@@ -67,8 +67,8 @@ TALLER_LOOK = 1.05  # "looks taller": at least 5% more pixels
 MEASURE_TOL = 0.4  # the measured ratio must lie within this share of the option gap (in log) of an option
 SAMPLE_TRIES = 6  # chains and option sets drawn for one family before the attempt is rejected
 HEIGHT_TRIES = 40  # height draws tried for one chain and set of options
-SHOT_TRIES = 40  # camera heights and placements tried per photo before the chain is drawn again
-CHAIN_TRIES = 10  # chains tried for one draw of kinds and options
+SHOT_TRIES = 40  # placements tried per photo before the photos are taken again
+CHAIN_TRIES = 10  # times the photos of one chain (kinds, heights, options) are taken before it is drawn again
 ENDS = math.log(1.03)  # options keep 3% from the extreme ratios the real ranges allow
 VARIANTS = 4  # variants drawn per kind (the first variants show every style)
 
@@ -462,7 +462,7 @@ class ForcedPerspective(Task):
                     "distance": "much" if spread >= MUCH_NEARER else "some" if spread >= NEARER else "same",
                     "looks_taller": taller_look if looks >= TALLER_LOOK else None,
                     "deceives": looks >= TALLER_LOOK and (taller_look == b) != (link > 1),
-                    "floor": FLOOR_WORDS[shot_pattern(scene, i)],
+                    "floor": FLOOR_WORDS[scene.shots[i].floor.pattern],
                     "crossed": all(m["box"][1] < seen["horizon"] < m["box"][3] for m in (ma, mb)),
                 }
             )
@@ -551,10 +551,6 @@ class Framing:
 
 
 # -- helpers ------------------------------------------------------------------------------------------------------
-def shot_pattern(scene: Scene, i: int) -> str:
-    return scene.shots[i].floor.pattern
-
-
 def sig(value: float) -> str:
     """Two significant digits (three below 1 would claim too much; "1.0", never "1"): what a ratio of pixel counts
     of 40 px and more supports."""
