@@ -252,7 +252,8 @@ def pick_props(
             raise Reject(f"no {kind} stands out from the floor")
         out.append((kind, pool[int(rng.integers(len(pool)))]))
     twice = {k for k in kinds if kinds.count(k) > 1}
-    return [(f"{model(k, v).color_name} {k}" if k in twice else k, k, v) for k, v in out]
+    named = [(f"{model(k, v).color_name} {k}" if k in twice else k, k, v) for k, v in out]
+    return [named[int(i)] for i in rng.permutation(len(named))]  # the twins first would make them the first picked
 
 
 @lru_cache(maxsize=1024)
