@@ -26,7 +26,9 @@ def sample(task):
 def test_levels_set_knobs(task, sample):
     for level, g in enumerate(sample, 1):
         assert g.instance.difficulty["level"] == level
-        assert g.instance.difficulty["knobs"] == task.knobs(level)
+        knobs = dict(g.instance.difficulty["knobs"])
+        assert knobs.pop("family") in task.config.families
+        assert knobs == task.knobs(level)
 
 
 def test_verifier_rejects_a_chart_with_a_missing_cell(task):
@@ -84,3 +86,52 @@ def test_change_answer_is_not_the_only_value_offered_with_its_sign_flip(task):
         paired += flips[q.answer]
     assert n >= 60
     assert paired / n == pytest.approx(2 * (task.config.n_options // 2) / task.config.n_options, abs=0.1)
+
+
+def test_every_chart_is_needed_at_levels_2_and_3(task):
+    """Hiding any chart leaves at least two options consistent (the question reads a period from every chart)."""
+    needed = total = 0
+    for i in range(1, 45, 3):
+        for j in (i, i + 1):  # levels 2 and 3
+            g = generate(task, j, seed=4)
+            level = g.instance.difficulty["level"]
+            assert level in (2, 3)
+            total += 1
+            needed += all(g.instance.provenance["needed"])
+    assert needed / total >= 0.95, (needed, total)
+
+
+def test_growth_question_never_presupposes_a_gain_that_is_not_in_the_table(task):
+    seen = set()
+    for i in range(400):
+        scene, q = ask_only(task, i, seed=2)
+        if scene.qtype != "growth":
+            continue
+        best = max(row[-1] - row[0] for row in scene.table)
+        asks_gain = "grew" in q.text or "gained" in q.text
+        assert asks_gain == (best > 0), (i, q.text, scene.table)
+        if not asks_gain:
+            assert all(row[-1] < row[0] for row in scene.table) and ("fell" in q.text or "lost" in q.text)
+        seen.add(asks_gain)
+        growth = scene
+        assert len(scene.blocks) == 2  # the first and the last period, each in its own chart
+    assert True in seen
+    # a table where every category fell is asked about the smallest drop
+    import dataclasses
+
+    import numpy as np
+
+    from mirforge.generators.analytical.chart_analysis.task import TOPICS, _question_text
+
+    fell = tuple(tuple([max(row) + 5, *row[1:-1], min(row)]) for row in growth.table)
+    text = _question_text(dataclasses.replace(growth, table=fell), TOPICS[growth.topic], np.random.default_rng(0))
+    assert ("fell the least" in text or "lost the least" in text) and "grew" not in text and "gained" not in text
+
+
+def test_families_are_knobs_and_an_unknown_family_is_one_line(task):
+    families = {generate(task, i, seed=6).instance.difficulty["knobs"]["family"] for i in range(12)}
+    assert len(families) >= 3
+    one = make_task("chart_analysis", family="rainfall")
+    assert generate(one, 0).instance.difficulty["knobs"]["family"] == "rainfall"
+    with pytest.raises(InputError, match="chart_analysis.families.*rainfall"):
+        make_task("chart_analysis", families="rainfall,snow")

@@ -16,6 +16,7 @@ options differ by at least ``gap`` units, far above chart reading precision. Cha
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,8 @@ from mirforge.render.charts import ChartSpec, read_values, render_chart
 from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
 QTYPES = ("total", "difference", "growth", "rank2")
+TWO_CHART_QTYPES = ("difference", "growth")  # these read two periods: the data is split over exactly two charts
+FAMILIES = ("coffee_revenue", "electronics_sales", "electricity", "web_traffic", "rainfall", "library_loans")
 KIND_TEXT = {
     "bar": "bar chart",
     "pie": "pie chart",
@@ -50,13 +53,25 @@ class ChartAnalysisConfig(TaskConfig):
     periods_per_level: tuple[int, ...] = per_level(2, 4, 5)  # the most periods (charts cover one or more each)
     gap_fraction: float = 0.08  # options differ by at least this share of the value scale
     max_sample_tries: int = 60
+    families: tuple[str, ...] = FAMILIES  # the data topics drawn from, equally often
+    family: str = ""  # one family only (empty: every family in ``families``)
 
     def validate(self) -> None:
         super().validate()
+        known = ", ".join(FAMILIES)
+        ensure(len(self.families) > 0, "families", f"name at least one family: {known}")
+        for name in self.families:
+            ensure(name in FAMILIES, "families", f"unknown family {name!r}; families: {known}")
+        ensure(
+            self.family == "" or self.family in FAMILIES, "family", f"unknown family {self.family!r}; families: {known}"
+        )
         ensure(all(2 <= n <= 6 for n in self.periods_per_level), "periods_per_level", "each must be 2 to 6")
         ensure(0.02 <= self.gap_fraction <= 0.3, "gap_fraction", "must be between 0.02 and 0.3")
         ensure(self.max_sample_tries >= 1, "max_sample_tries", "must be at least 1")
         ensure(self.n_options <= 5, "n_options", "at most 5: there are at most 5 categories to choose from")
+
+    def chosen(self) -> tuple[str, ...]:
+        return (self.family,) if self.family else self.families
 
 
 @dataclass(frozen=True)
@@ -70,6 +85,7 @@ class Scene:
     gap: int
     value_labels: bool
     qtype: str
+    palette: tuple[int, ...]  # category colour indices, shuffled per instance
     params: tuple[int, ...]  # total: (c,); difference: (c, pa, pb); growth/rank2: ()
 
 
@@ -79,6 +95,9 @@ class ChartAnalysis(Task):
     description = "Read values and trends across several charts of one table (sums, changes, rankings)"
     Config = ChartAnalysisConfig
     needs = Needs(renderer=None, cost=0.6)
+
+    def scene_knobs(self, scene: Scene) -> dict[str, Any]:
+        return {"family": FAMILIES[scene.topic]}
 
     def knobs(self, level: int) -> dict[str, Any]:
         n_periods = self.config.periods_per_level[level - 1]
@@ -97,17 +116,20 @@ class ChartAnalysis(Task):
     # -- scene and question ---------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, level: int) -> Scene:
         k = self.knobs(level)
-        t = int(rng.integers(len(TOPICS)))
+        chosen = self.config.chosen()
+        t = FAMILIES.index(chosen[int(rng.integers(len(chosen)))])
         topic = TOPICS[t]
         n_cat, n_per = k["n_categories"], k["n_periods"]
         cat_idx = sorted(rng.permutation(len(topic.categories))[:n_cat].tolist())
         start = int(rng.integers(len(topic.periods) - n_per + 1))
         periods = topic.periods[start : start + n_per]
         categories = tuple(topic.categories[i] for i in cat_idx)
-        blocks = _partition(rng, n_per, k["max_periods_per_chart"], k["chart_kinds"])
+        qtype = k["questions"][int(rng.integers(len(k["questions"])))]
+        two = qtype in TWO_CHART_QTYPES  # every chart must hold a period the question reads
+        blocks = _partition(rng, n_per, k["max_periods_per_chart"], k["chart_kinds"], two_charts=two)
         scale = int(topic.scales[int(rng.integers(len(topic.scales)))])
         gap = max(2, round(k["gap_fraction"] * scale))
-        qtype = k["questions"][int(rng.integers(len(k["questions"])))]
+        palette = tuple(int(i) for i in rng.permutation(len(CATEGORY_COLORS)))
         for _ in range(self.config.max_sample_tries):
             table = rng.integers(round(0.1 * scale), scale + 1, size=(n_cat, n_per))
             params = _question_params(rng, qtype, table, blocks, gap)
@@ -123,6 +145,7 @@ class ChartAnalysis(Task):
                     value_labels=k["value_labels"],
                     qtype=qtype,
                     params=params,
+                    palette=palette,
                 )
         raise Reject("no table with clear margins")
 
@@ -203,6 +226,46 @@ class ChartAnalysis(Task):
             raise Reject("answer category not among the options")
         return question.options.index(name)
 
+    def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int]:
+        """Options some values of the hidden charts' cells (any value >= 0) could make right. Every chart draws
+        every category for its periods, and each question reads a period from every chart (totals and rankings
+        sum all periods; a change reads the two charts of a two-chart split), so a hidden chart frees cells the
+        answer depends on."""
+        if not hidden:
+            return {self.verify(question, rendered)}
+        m = rendered.measured
+        shown = dict(m, charts=[c for k, c in enumerate(m["charts"]) if k not in hidden])
+        table = partial_table(shown)
+        qtype, params, gap = m["qtype"], m["params"], m["gap"]
+        n = len(question.options)
+        if qtype == "total":
+            row = table[params[0]]
+            if None not in row:
+                return {self.verify(question, rendered)}
+            known = sum(v for v in row if v is not None)
+            return {i for i, v in enumerate(question.facts["values"]) if v >= known - gap / 4}
+        if qtype == "difference":
+            c, pa, pb = params
+            if table[c][pa] is None or table[c][pb] is None:
+                return set(range(n))
+            return {self.verify(question, rendered)}
+        cats = m["names"]["categories"]
+        lo, hi = _score_bounds(qtype, table)
+        alive = set()
+        for i, name in enumerate(question.options):
+            x = cats.index(name)
+            others = [y for y in range(len(cats)) if y != x]
+            if qtype == "growth":
+                ok = all(hi[x] > lo[y] for y in others)
+            else:  # second place: one other above x, all the rest below
+                ok = False
+                for y in others:
+                    v = max([lo[x]] + [lo[z] + 1e-6 for z in others if z != y])  # x's least total above the rest
+                    ok = ok or (v <= hi[x] and v < hi[y])
+            if ok:
+                alive.add(i)
+        return alive
+
     # -- reasoning steps ------------------------------------------------------------------------------------
     def step_facts(self, scene: Scene, question: Question, rendered: Rendered) -> dict[str, Any]:
         topic = TOPICS[scene.topic]
@@ -244,7 +307,8 @@ class ChartAnalysis(Task):
             "charts": charts,
             "cells": cells,
             "qtype": scene.qtype,
-            "labels": scene.value_labels,
+            "labels": all(_labelled(scene, kind) for kind, _ in scene.blocks),
+            "labelled_some": any(_labelled(scene, kind) for kind, _ in scene.blocks),
             "gap": scene.gap,
         }
         if scene.qtype in ("total", "difference"):
@@ -291,19 +355,57 @@ def measured_table(measured: dict[str, Any]) -> list[list[float]]:
     return table  # type: ignore[return-value]
 
 
-def _partition(rng: np.random.Generator, n: int, max_block: int, kinds: tuple[str, ...]) -> tuple:
+def partial_table(measured: dict[str, Any]) -> list[list[float | None]]:
+    """table[category][period] from the charts in ``measured`` (None: a cell no chart there draws)."""
+    cats, pers = measured["names"]["categories"], measured["names"]["periods"]
+    table: list[list[float | None]] = [[None] * len(pers) for _ in cats]
+    for reading in measured["charts"]:
+        for series, row in read_values(reading).items():
+            for x, v in row.items():
+                cat, per = (series, x) if reading["kind"] == "line" else (x, series)
+                table[cats.index(cat)][pers.index(per)] = float(v)
+    return table
+
+
+def _score_bounds(qtype: str, table: list[list[float | None]]) -> tuple[list[float], list[float]]:
+    """The least and the most score (growth: last minus first; rank2: total) each category could have, its
+    unknown cells being any value >= 0."""
+    lo, hi = [], []
+    for row in table:
+        if qtype == "growth":
+            first, last = row[0], row[-1]
+            lo.append(-math.inf if first is None else (-first if last is None else last - first))
+            hi.append(math.inf if last is None else (last if first is None else last - first))
+        else:
+            known = sum(v for v in row if v is not None)
+            lo.append(known)
+            hi.append(math.inf if None in row else known)
+    return lo, hi
+
+
+def _partition(
+    rng: np.random.Generator, n: int, max_block: int, kinds: tuple[str, ...], *, two_charts: bool = False
+) -> tuple:
+    """Charts as (kind, period indices), consecutive periods each; ``two_charts``: exactly two charts."""
     singles = [k for k in kinds if k in SINGLE_KINDS]
     multis = [k for k in kinds if k in MULTI_KINDS]
-    for _ in range(50):
-        sizes, left = [], n
-        while left:
-            s = int(rng.integers(1, min(max_block, left) + 1)) if multis else 1
-            sizes.append(s)
-            left -= s
-        if 2 <= len(sizes) <= 6:
-            break
+    if two_charts:
+        firsts = [s for s in range(1, n) if s <= max_block and n - s <= max_block and (multis or s == 1 == n - s)]
+        if not firsts:
+            raise Reject(f"{n} periods do not fit two charts of at most {max_block} periods")
+        first = firsts[int(rng.integers(len(firsts)))]
+        sizes = [first, n - first]
     else:
-        sizes = [1] * n
+        for _ in range(50):
+            sizes, left = [], n
+            while left:
+                s = int(rng.integers(1, min(max_block, left) + 1)) if multis else 1
+                sizes.append(s)
+                left -= s
+            if 2 <= len(sizes) <= 6:
+                break
+        else:
+            sizes = [1] * n
     blocks, p = [], 0
     for s in sizes:
         pool = singles if s == 1 else multis
@@ -330,6 +432,8 @@ def _question_params(rng: np.random.Generator, qtype: str, table: np.ndarray, bl
         return (c, pa, pb)
     ranked = sorted(_category_scores(qtype, table), reverse=True)
     if ranked[0] - ranked[1] < gap or (qtype == "rank2" and ranked[1] - ranked[2] < gap):
+        return None
+    if qtype == "growth" and abs(ranked[0]) < gap / 2:  # "grew the most" or "lost the least": the sign is clear
         return None
     return ()
 
@@ -447,7 +551,7 @@ def _spec(scene: Scene, topic: Topic, kind: str, pidx: tuple[int, ...]) -> Chart
         if len(pers) == 1
         else f"{topic.measure.capitalize()}, {pers[0]}-{pers[-1]}"
     )
-    cat_colors = list(CATEGORY_COLORS[: len(cats)])
+    cat_colors = [CATEGORY_COLORS[scene.palette[i]] for i in range(len(cats))]
     if kind in SINGLE_KINDS:
         series = [(pers[0], [int(v) for v in table[:, pidx[0]]])]
         peak, colors, xl = max(series[0][1]), cat_colors, cats
@@ -470,8 +574,13 @@ def _spec(scene: Scene, topic: Topic, kind: str, pidx: tuple[int, ...]) -> Chart
         unit=topic.unit,
         colors=colors,
         ymax=ymax,
-        value_labels=scene.value_labels,
+        value_labels=_labelled(scene, kind),
     )
+
+
+def _labelled(scene: Scene, kind: str) -> bool:
+    """Value labels where they cannot collide: never on line charts, whose points of one period sit close."""
+    return scene.value_labels and kind != "line"
 
 
 def _mark_key(kind: str, cat: str, per: str) -> str:
@@ -492,14 +601,14 @@ def _referenced_cells(scene: Scene) -> list[tuple[int, int]]:
 
 def _encoding_text(kind: str, scene: Scene, pidx: tuple[int, ...]) -> str:
     n = len(scene.categories)
-    cat_cols = ", ".join(f"{scene.categories[i]} {CATEGORY_COLOR_NAMES[i]}" for i in range(n))
+    cat_cols = ", ".join(f"{scene.categories[i]} {CATEGORY_COLOR_NAMES[scene.palette[i]]}" for i in range(n))
     pers = [scene.periods[p] for p in pidx]
     if kind == "bar":
         return f"one bar per {TOPICS[scene.topic].noun} ({cat_cols})"
     if kind == "pie":
         how = (
             "labelled with its value"
-            if scene.value_labels
+            if _labelled(scene, kind)
             else "labelled with its percentage of the total printed below"
         )
         return f"one wedge per {TOPICS[scene.topic].noun} ({cat_cols}), each {how}"
@@ -508,6 +617,10 @@ def _encoding_text(kind: str, scene: Scene, pidx: tuple[int, ...]) -> str:
     per_cols = ", ".join(f"{p} {PERIOD_COLOR_NAMES[j]}" for j, p in enumerate(pers))
     how = "side by side" if kind == "grouped" else "stacked on top of each other"
     return f"bars of {', '.join(pers)} {how} for each {TOPICS[scene.topic].noun} ({per_cols})"
+
+
+def _best_change(scene: Scene) -> float:
+    return max(_category_scores("growth", scene.table))
 
 
 def _periods_text(names: list[str]) -> str:
@@ -542,10 +655,15 @@ def _question_text(scene: Scene, topic: Topic, rng: np.random.Generator) -> str:
             f"What is the change in {cats[c]}'s {topic.measure} between {pers[pa]} and {pers[pb]} "
             "(later minus earlier)?",
         )
-    elif scene.qtype == "growth":
+    elif scene.qtype == "growth" and _best_change(scene) > 0:
         q = pick(
             f"Which {topic.noun} grew the most from {pers[0]} to {pers[-1]}?",
             f"Between {pers[0]} and {pers[-1]}, which {topic.noun} gained the most {topic.measure}?",
+        )
+    elif scene.qtype == "growth":  # every category fell: asking which "grew" would be a false premise
+        q = pick(
+            f"Which {topic.noun} fell the least from {pers[0]} to {pers[-1]}?",
+            f"Between {pers[0]} and {pers[-1]}, which {topic.noun} lost the least {topic.measure}?",
         )
     else:
         q = pick(
