@@ -1,16 +1,18 @@
-"""weight_comparison: order objects by weight from several balance-scale pictures (transitivity).
+"""weight_comparison: which of four objects is the heaviest (or the lightest), from several balance pictures.
 
-Each image shows a balance scale in 3D: a beam on a post with a pan hanging from each end. The pan holding
-the heavier load sinks; equal loads keep the beam level. Objects keep their look (colour, shape, size) across
-images, and their size says nothing about their weight. No single image answers the question: the heaviest,
-the lightest or the full order follows only by chaining the comparisons (a > b and b > c give a > c). At the
-hardest level a lighter pan may hold two objects (the single heavier object then outweighs each of them) and
-two objects may balance each other exactly.
+Each image shows a balance scale: a beam on a post with a pan hanging from each end, everyday objects from the
+catalogue on the pans. The pan holding the heavier load sinks; equal loads keep the beam level. The question asks
+which of the four objects named in the options is the heaviest (or the lightest); the pictures also weigh other
+objects, links of the chains that connect the options.
 
-The answer is computed from the hidden weights and the comparisons chosen so that it is unique. The verifier
-reads each picture: which pan is lower (pan heights in the segmentation mask), which objects stand on which
-side of the post (their pixels), then runs the transitive closure of the relations it read and answers from
-that alone.
+The comparisons form a tree rooted at the answer whose every branch ends in a wrong option: each picture is one
+edge (a heavier object against a lighter one, or two lighter ones together at level 3, or a level beam between
+two objects of the same weight at level 3). So no picture is spare: hiding one cuts a branch, and the wrong option
+below the cut could then outweigh the answer (``consistent``). No two pictures weigh the same objects, and each
+picture has its own camera; the scale's look, the backdrop and the object family are drawn per instance.
+
+The verifier reads each picture: which pan is lower (pan heights in the segmentation mask), which objects stand
+on which side of the post (their pixels), then runs the transitive closure of the relations it read.
 """
 
 from __future__ import annotations
@@ -22,22 +24,32 @@ from typing import Any
 import numpy as np
 
 from mirforge.errors import Reject
-from mirforge.generators.common import object_name, permutation_distractors
-from mirforge.render.scene3d import PALETTE, SHAPES, Object3D, Scene3D, orbit_camera
+from mirforge.render.objects.catalogue import model, variants
+from mirforge.render.objects.place import place as place_object
+from mirforge.render.scene3d import Object3D, Scene3D, orbit_camera
 from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
-QTYPES = ("heaviest", "lightest", "order")
+QTYPES = ("heaviest", "lightest")
 BEAM_HALF = 1.2
 PIVOT_Z = 1.7
 HANG = 0.8
 PAN_RADIUS = 0.45
-TILT_DEG = 11.0
 LEVEL_PX = 3.0  # pan height difference below this: balanced
 TILT_PX = 12.0  # above this: tilted; in between the picture is ambiguous
-OBJECT_COLORS = tuple(c for c in PALETTE if c not in ("gray", "brown"))
-OBJECT_SHAPES = tuple(s for s in SHAPES if s != "capsule")
-STRUCTURE = (120, 110, 100)
-PAN_COLOR = (200, 170, 90)
+SUPERSAMPLE = 2  # drawn at twice the size and averaged down: smooth edges
+VARIANT_POOL = 3  # variants drawn per kind (each new variant costs a mesh build)
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "kitchen": ("mug", "kettle", "teapot", "jar", "glass", "can", "bottle", "thermos", "wine bottle", "apple"),
+    "toys": ("ball", "basketball", "football", "rubber duck", "teddy bear", "toy car", "toy truck", "globe"),
+    "household": ("alarm clock", "candle", "vase", "laptop", "shoe box", "flower pot", "table lamp", "bucket"),
+}
+# scale looks: (beam and post, pans, backdrop)
+STYLES = (
+    ((120, 110, 100), (200, 170, 90), (235, 238, 242)),  # pewter and brass
+    ((92, 64, 40), (182, 140, 86), (244, 236, 222)),  # walnut and bronze
+    ((70, 80, 92), (176, 184, 192), (226, 234, 240)),  # steel
+    ((150, 40, 40), (214, 196, 150), (238, 240, 232)),  # red lacquer
+)
 
 Pan = tuple[int, ...]  # object indices on a pan
 Comparison = tuple[Pan, Pan]  # (left pan, right pan)
@@ -45,145 +57,157 @@ Comparison = tuple[Pan, Pan]  # (left pan, right pan)
 
 @dataclass
 class WeightComparisonConfig(TaskConfig):
-    objects_per_level: tuple[int, ...] = per_level(4, 5, 6)
+    objects_per_level: tuple[int, ...] = per_level(5, 6, 8)  # objects weighed: pictures = objects - 1 (- merges)
     min_visible_px: int = 60
+    families: tuple[str, ...] = tuple(FAMILIES)
+    family: str = ""  # one family only (empty: every family in ``families``)
 
     def validate(self) -> None:
         super().validate()
+        ensure(self.n_options == 4, "n_options", "must be 4 (the answer and three wrong options end the branches)")
         ensure(
-            all(4 <= n <= 7 for n in self.objects_per_level),
+            all(self.n_options <= n <= 8 for n in self.objects_per_level),
             "objects_per_level",
-            "each count must be between 4 and 7 (3 to 6 pictures)",
+            f"each count must be between {self.n_options} and 8",
         )
-        ensure(self.n_options <= 4, "n_options", "at most 4")
         ensure(self.min_visible_px > 0, "min_visible_px", "must be positive")
+        known = ", ".join(FAMILIES)
+        ensure(len(self.families) > 0, "families", f"name at least one family: {known}")
+        for name in self.families:
+            ensure(name in FAMILIES, "families", f"unknown family {name!r}; families: {known}")
+        ensure(
+            self.family == "" or self.family in FAMILIES, "family", f"unknown family {self.family!r}; families: {known}"
+        )
+
+    def chosen(self) -> tuple[str, ...]:
+        return (self.family,) if self.family else self.families
 
 
 @dataclass(frozen=True)
 class Scene:
+    family: str
     names: tuple[str, ...]
-    shapes: tuple[str, ...]
-    colors: tuple[str, ...]
-    sizes: tuple[float, ...]
-    weights: tuple[int, ...]
+    kinds: tuple[str, ...]
+    variants: tuple[int, ...]
+    widths: tuple[float, ...]  # footprint width on a pan alone
+    weights: tuple[float, ...]
     comparisons: tuple[Comparison, ...]
+    options: tuple[int, ...]  # the answer first, then the wrong options
     qtype: str
+    style: int
+    tilt_deg: float
+    cameras: tuple[tuple[float, float, float], ...]  # per picture: azimuth, elevation, distance
 
 
 class WeightComparison(Task):
     name = "weight_comparison"
     category = "analytical"
-    description = "Chain balance-scale pictures to find the heaviest, the lightest or the order by weight"
+    description = "Chain balance-scale pictures to find which of four objects is the heaviest or the lightest"
     Config = WeightComparisonConfig
 
     def knobs(self, level: int) -> dict[str, Any]:
         return {
             "n_objects": self.config.objects_per_level[level - 1],
-            "questions": [("heaviest", "lightest"), QTYPES, QTYPES][level - 1],
+            "questions": list(QTYPES),
             "two_object_pans": level == 3,
             "equal_pair": level == 3,
-            "extra_comparison": level >= 2,
         }
+
+    def scene_knobs(self, scene: Scene) -> dict[str, Any]:
+        return {"family": scene.family}
 
     # -- scene and question ---------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, level: int) -> Scene:
         k = self.knobs(level)
-        n = k["n_objects"]
-        qtype = k["questions"][int(rng.integers(len(k["questions"])))]
-        colors = [OBJECT_COLORS[int(i)] for i in rng.permutation(len(OBJECT_COLORS))[:n]]
-        shapes = [OBJECT_SHAPES[int(i)] for i in rng.integers(len(OBJECT_SHAPES), size=n)]
-        names = [object_name(c, s) for c, s in zip(colors, shapes, strict=True)]
-        sizes = [round(float(rng.uniform(0.22, 0.4)), 3) for _ in range(n)]
-        # distinct weights; with an equal pair, two objects (not at the asked end) share one
-        weights = sorted((int(w) for w in rng.choice(np.arange(2, 40), size=n, replace=False)), reverse=True)
-        equal = k["equal_pair"] and qtype != "order" and n >= 4
-        if equal:
-            j = int(rng.integers(1, n - 2))  # ranks j and j+1 share a weight; never the heaviest or the lightest
-            weights[j + 1] = weights[j]
-        ranks = list(range(n))  # rank r is the r-th heaviest; object index = perm[r]
-        perm = [int(i) for i in rng.permutation(n)]
-        w_of = [0] * n
-        for r in ranks:
-            w_of[perm[r]] = weights[r]
-        comps: list[tuple[Pan, Pan]] = []  # (heavier pan, lighter pan), objects as indices
-        eq_rank = j if equal else -1
-
-        def add(heavy: int, light: int) -> None:
-            comps.append(((perm[heavy],), (perm[light],)))
-
-        if qtype == "order":
-            for r in range(n - 1):
-                add(r, r + 1)
-        else:
-            reps = [r for r in ranks if r != eq_rank + 1] if equal else ranks  # the equal twin joins by balance
-            if qtype == "heaviest":  # everyone has a heavier parent: the top is unique
-                for idx in range(1, len(reps)):
-                    add(reps[int(rng.integers(idx))], reps[idx])
-            else:  # everyone has a lighter child: the bottom is unique
-                for idx in range(len(reps) - 1):
-                    add(reps[idx], reps[int(rng.integers(idx + 1, len(reps)))])
-            if equal:
-                comps.append(((perm[eq_rank],), (perm[eq_rank + 1],)))
-        if k["two_object_pans"]:
-            comps = [_add_second(rng, c, w_of, n) for c in comps]
-        if k["extra_comparison"] and len(comps) < 6:
-            a, b = sorted(int(v) for v in rng.choice(n, size=2, replace=False))
-            if weights[a] != weights[b]:
-                add(a, b)
-        comps = [comps[int(i)] for i in rng.permutation(len(comps))]
-        comparisons = []
-        for heavy, light in comps:  # which side the heavier load stands on
-            comparisons.append((heavy, light) if rng.random() < 0.5 else (light, heavy))
-        if not 3 <= len(comparisons) <= 6:
-            raise Reject("picture count out of range")
+        n, n_wrong = k["n_objects"], self.config.n_options - 1
+        qtype = QTYPES[int(rng.integers(len(QTYPES)))]
+        chosen = self.config.chosen()
+        family = chosen[int(rng.integers(len(chosen)))]
+        pool = FAMILIES[family]
+        kinds = [pool[int(i)] for i in rng.permutation(len(pool))[:n]]
+        vars_ = [int(rng.integers(min(VARIANT_POOL, len(variants(kd))))) for kd in kinds]
+        widths = [round(float(rng.uniform(0.42, 0.74)), 3) for _ in range(n)]
+        # the tree: object 0 is the answer, 1..n_wrong the wrong options, the rest links between them
+        parent = _tree(rng, n, n_wrong)
+        children: dict[int, list[int]] = {}
+        for c in range(1, n):
+            children.setdefault(parent[c], []).append(c)
+        equal_edge = -1
+        if k["equal_pair"]:  # one edge below the root's children balances: never the answer's own
+            cands = [c for c in range(1, n) if parent[c] != 0]
+            if not cands:
+                raise Reject("no edge for a level beam")
+            equal_edge = cands[int(rng.integers(len(cands)))]
+        merged: tuple[int, int] | None = None
+        if k["two_object_pans"] and qtype == "heaviest":
+            pairs = [(p, cs) for p, cs in children.items() if len([c for c in cs if c != equal_edge]) >= 2]
+            if pairs:
+                p, cs = pairs[int(rng.integers(len(pairs)))]
+                cs = [c for c in cs if c != equal_edge]
+                a, b = (int(v) for v in rng.choice(cs, size=2, replace=False))
+                merged = (a, b)
+        # weights top-down: a child lighter than its parent (half of it or less when it shares a pan)
+        w = [0.0] * n
+        w[0] = float(rng.uniform(60, 100))
+        for c in _top_down(parent, n):
+            if c == equal_edge:
+                w[c] = w[parent[c]]
+            elif merged and c in merged:
+                w[c] = w[parent[c]] * float(rng.uniform(0.15, 0.4))
+            else:
+                w[c] = w[parent[c]] * float(rng.uniform(0.45, 0.85))
+        if qtype == "lightest":  # the same tree upside down: every relation flips, a level beam stays level
+            w = [1000.0 / v for v in w]
+        pictures: list[tuple[Pan, Pan]] = []
+        for c in range(1, n):
+            if merged and c == merged[1]:
+                continue
+            load = (c, merged[1]) if merged and c == merged[0] else (c,)
+            pictures.append(((parent[c],), load))
+        pictures = [pictures[int(i)] for i in rng.permutation(len(pictures))]
+        comparisons = tuple((a, b) if rng.random() < 0.5 else (b, a) for a, b in pictures)
+        # names: the object ids shuffled, so the answer is not always object 0 in any listing
+        order = [int(i) for i in rng.permutation(n)]  # order[new] = old
+        new_of = {old: new for new, old in enumerate(order)}
+        comparisons = tuple(
+            (tuple(sorted(new_of[i] for i in left)), tuple(sorted(new_of[i] for i in right)))
+            for left, right in comparisons
+        )
         scene = Scene(
-            names=tuple(names),
-            shapes=tuple(shapes),
-            colors=tuple(colors),
-            sizes=tuple(sizes),
-            weights=tuple(w_of),
-            comparisons=tuple(comparisons),
+            family=family,
+            names=tuple(kinds[old] for old in order),
+            kinds=tuple(kinds[old] for old in order),
+            variants=tuple(vars_[old] for old in order),
+            widths=tuple(widths[old] for old in order),
+            weights=tuple(w[old] for old in order),
+            comparisons=comparisons,
+            options=tuple(new_of[i] for i in range(self.config.n_options)),
             qtype=qtype,
+            style=int(rng.integers(len(STYLES))),
+            tilt_deg=round(float(rng.uniform(9.0, 14.0)), 2),
+            cameras=tuple(
+                (float(rng.uniform(-14, 14)), float(rng.uniform(3, 14)), float(rng.uniform(4.1, 4.8)))
+                for _ in comparisons
+            ),
         )
         relations = [_relation(c, _tilt_of(scene, c)) for c in scene.comparisons]
-        answer = solve(qtype, n, relations)
-        if answer is None:
+        if solve(qtype, n, relations, list(scene.options)) != scene.options[0]:
             raise Reject("comparisons do not decide the answer")
-        if qtype != "order":  # the answer must need a chain: it never meets every other object directly
-            met = {k for c in comparisons if answer in c[0] + c[1] for k in c[0] + c[1]}
-            if len(met) == n:
-                raise Reject("one object meets all others directly")
         return scene
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
-        n = len(scene.names)
-        relations = [_relation(c, _tilt_of(scene, c)) for c in scene.comparisons]
-        answer = solve(scene.qtype, n, relations)
-        w = scene.weights
-        if scene.qtype == "order":
-            # near misses (adjacent swaps) around a pivot that is the answer only 1 time in k, so the answer is
-            # not the order closest to all the others
-            picks = permutation_distractors(rng, tuple(answer), self.config.n_options - 1, near=True)
-            opts = place(tuple(answer), picks, slot)
-            options = [" > ".join(scene.names[i] for i in o) for o in opts]
-        else:
-            target = answer
-            others = [i for i in range(n) if i != target]
-            # the tempting misses: the runner-up end, then objects that "win" or "lose" a single picture
-            key = (lambda i: -w[i]) if scene.qtype == "heaviest" else (lambda i: w[i])
-            others.sort(key=key)
-            near = others[:1] + [others[1 + int(i)] for i in rng.permutation(len(others) - 1)]
-            options = place(scene.names[target], [scene.names[i] for i in near[: self.config.n_options - 1]], slot)
+        wrong = [scene.names[i] for i in scene.options[1:]]
+        wrong = [wrong[int(i)] for i in rng.permutation(len(wrong))]
+        options = place(scene.names[scene.options[0]], wrong, slot)
         k = len(scene.comparisons)
         slots = ", ".join(["<image>"] * k)
-        lead = {
-            "heaviest": "Which object is the heaviest?",
-            "lightest": "Which object is the lightest?",
-            "order": "Which list orders the objects from heaviest to lightest?",
-        }[scene.qtype]
+        lead = [
+            f"Which of these objects is the {scene.qtype}?",
+            f"Of the objects in the options, which one is the {scene.qtype}?",
+        ][int(rng.integers(2))]
         intro = [
-            f"The {k} pictures {slots} show balance scales loaded with the same set of objects. ",
-            f"Here are {k} balance scales weighing the same objects in different pairings: {slots}. ",
+            f"The {k} pictures {slots} show a balance scale loaded with different objects. ",
+            f"Here are {k} weighings on a balance scale: {slots}. ",
         ][int(rng.integers(2))]
         rule = [
             "A pan that sinks holds the heavier load; a level beam means both loads weigh the same. "
@@ -197,30 +221,31 @@ class WeightComparison(Task):
     def render(self, scene: Scene, question: Question) -> Rendered:
         from mirforge.render.gl import renderer
 
-        r = renderer(self.image_size)
-        cam = orbit_camera(0.0, 8.0, 4.7, target=(0.0, 0.0, 1.1))
+        r = renderer(self.image_size * SUPERSAMPLE)
+        structure, pan_color, backdrop = STYLES[scene.style]
         images, regions, pictures = [], [], []
-        min_px = self.config.min_visible_px
+        min_px = self.config.min_visible_px * SUPERSAMPLE**2
         for k, comp in enumerate(scene.comparisons):
             tilt = _tilt_of(scene, comp)
-            objs, roles = _scale_objects(scene, comp, tilt)
-            (view,) = r.views(Scene3D(tuple(objs), background=(235, 238, 242)), [cam])
-            images.append(view.rgb)
-            left_pan, right_pan, pivot = roles["left_pan"], roles["right_pan"], roles["pivot"]
+            objs, roles = _scale_objects(scene, comp, tilt, structure, pan_color)
+            az, el, dist = scene.cameras[k]
+            cam = orbit_camera(az, el, dist, target=(0.0, 0.0, 1.1))
+            (view,) = r.views(Scene3D(tuple(objs), background=backdrop), [cam])
+            images.append(_downsample(view.rgb))
             pans = {}
-            for side, idx in (("left", left_pan), ("right", right_pan)):
-                box = view.box(idx)
+            for side in ("left", "right"):
+                box = _box(view, roles[f"{side}_pan"])
                 if box is None:
                     raise Reject("pan not visible")
                 pans[side] = box
                 regions.append(Region(k, f"{side} pan", box))
-            pivot_box = view.box(pivot)
+            pivot_box = _box(view, roles["pivot"])
             pivot_x = (pivot_box[0] + pivot_box[2]) / 2
             seen = []
             for name, idx in roles["objects"]:
                 if view.pixels(idx) < min_px:
                     raise Reject(f"{name} hidden")
-                box = view.box(idx)
+                box = _box(view, idx)
                 regions.append(Region(k, name, box))
                 seen.append({"name": name, "x": (box[0] + box[2]) / 2, "bottom": box[3], "box": box})
             pictures.append(
@@ -238,16 +263,34 @@ class WeightComparison(Task):
         m = rendered.measured
         names = m["names"]
         relations = [read_picture(p, names) for p in m["pictures"]]
-        answer = solve(m["qtype"], len(names), [r for r in relations])
+        opts = [names.index(o) for o in question.options]
+        answer = solve(m["qtype"], len(names), relations, opts)
         if answer is None:
             raise Reject("the pictures as read do not decide the answer")
-        if m["qtype"] == "order":
-            text = " > ".join(names[i] for i in answer)
-        else:
-            text = names[answer]
-        if question.options.count(text) != 1:
-            raise Reject("derived answer not among the options")
-        return question.options.index(text)
+        return opts.index(answer)
+
+    def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int]:
+        """Options that some outcome of the hidden weighings could make the answer: an option stays unless a
+        shown picture (or a chain of them) makes another option at least as heavy (lightest: as light). Any
+        option not so bounded could be made the heaviest by raising it and everything shown to outweigh it."""
+        m = rendered.measured
+        names = m["names"]
+        relations = [read_picture(p, names) for k, p in enumerate(m["pictures"]) if k not in hidden]
+        gt, roots = _closure(len(names), relations)
+        opts = [names.index(o) for o in question.options]
+        alive = set()
+        for i, x in enumerate(opts):
+            beaten = False
+            for y in opts:
+                if y == x:
+                    continue
+                above = (
+                    gt[y, x] or roots[y] == roots[x] if m["qtype"] == "heaviest" else gt[x, y] or roots[y] == roots[x]
+                )
+                beaten = beaten or bool(above)
+            if not beaten:
+                alive.add(i)
+        return alive
 
     # -- reasoning steps ------------------------------------------------------------------------------------
     def step_facts(self, scene: Scene, question: Question, rendered: Rendered) -> dict[str, Any]:
@@ -255,8 +298,10 @@ class WeightComparison(Task):
         names = m["names"]
         boxes = {(r.image, r.name): r.box for r in rendered.regions}
         pictures = []
+        relations = []
         for k, p in enumerate(m["pictures"]):
             heavy, light, kind = read_picture(p, names)
+            relations.append((heavy, light, kind))
             left = [o["name"] for o in p["objects"] if o["x"] < p["pivot_x"]]
             right = [o["name"] for o in p["objects"] if o["x"] >= p["pivot_x"]]
             lower = "left" if p["left_pan_y"] > p["right_pan_y"] + LEVEL_PX else "right"
@@ -274,17 +319,64 @@ class WeightComparison(Task):
                     "pans": {"left": boxes[(k, "left pan")], "right": boxes[(k, "right pan")]},
                 }
             )
-        relations = [read_picture(p, names) for p in m["pictures"]]
-        answer = solve(scene.qtype, len(names), relations)
-        chains = _chains(scene.qtype, len(names), relations, answer)
+        opts = [names.index(o) for o in question.options]
+        answer = solve(scene.qtype, len(names), relations, opts)
         return {
             "qtype": scene.qtype,
             "names": list(names),
+            "options": list(question.options),
             "pictures": pictures,
-            "answer_text": " > ".join(names[i] for i in answer) if scene.qtype == "order" else names[answer],
-            "chains": [[names[i] for i in ch] for ch in chains],
+            "answer_text": names[answer],
+            "chains": _chains(scene.qtype, relations, answer, [o for o in opts if o != answer], names),
             "equal_pairs": [[names[i] for i in hv + lt] for hv, lt, kind in relations if kind == "equal"],
         }
+
+
+def _tree(rng: np.random.Generator, n: int, n_wrong: int) -> list[int]:
+    """parent[c] for c in 1..n-1 (parent[0] = -1): a tree rooted at 0 whose leaves are exactly the wrong options
+    1..n_wrong (the links n_wrong+1.. each lead on to a wrong option), so every edge lies on a branch that ends
+    in a wrong option."""
+    links = list(range(n_wrong + 1, n))
+    for _ in range(50):
+        parent = [-1] * n
+        inner = [0]
+        for x in links:
+            parent[x] = inner[int(rng.integers(len(inner)))]
+            inner.append(x)
+        childless = [x for x in links if x not in parent]
+        if len(childless) > n_wrong:
+            continue
+        leaves = [int(v) for v in rng.permutation(range(1, n_wrong + 1))]
+        for x, leaf in zip(childless, leaves, strict=False):
+            parent[leaf] = x
+        for leaf in leaves[len(childless) :]:
+            parent[leaf] = inner[int(rng.integers(len(inner)))]
+        return parent
+    raise Reject("no tree with wrong options at every branch end")
+
+
+def _top_down(parent: list[int], n: int) -> list[int]:
+    done, out = {0}, []
+    while len(out) < n - 1:
+        for c in range(1, n):
+            if c not in done and parent[c] in done:
+                done.add(c)
+                out.append(c)
+    return out
+
+
+def _box(view: Any, idx: int) -> list[int] | None:
+    box = view.box(idx)
+    if box is None:
+        return None
+    s = SUPERSAMPLE
+    return [box[0] // s, box[1] // s, -(-box[2] // s), -(-box[3] // s)]
+
+
+def _downsample(rgb: np.ndarray) -> np.ndarray:
+    s = SUPERSAMPLE
+    h, w = rgb.shape[0] // s, rgb.shape[1] // s
+    return rgb.reshape(h, s, w, s, 3).astype(np.float32).mean(axis=(1, 3)).round().astype(np.uint8)
 
 
 # -- reading and reasoning ----------------------------------------------------------------------------------
@@ -344,114 +436,83 @@ def _closure(n: int, relations: list) -> tuple[np.ndarray, list[int]]:
     return gt, roots
 
 
-def solve(qtype: str, n: int, relations: list) -> Any:
-    """The answer the relations force (object index, or order tuple), or None if they leave it open."""
+def solve(qtype: str, n: int, relations: list, options: list[int]) -> int | None:
+    """The option (object index) the relations prove heavier (lightest: lighter) than every other option, or
+    None if they leave it open."""
     gt, _roots = _closure(n, relations)
-    if qtype == "heaviest":
-        tops = [a for a in range(n) if all(gt[a, b] for b in range(n) if b != a)]
-        return tops[0] if len(tops) == 1 else None
-    if qtype == "lightest":
-        bottoms = [a for a in range(n) if all(gt[b, a] for b in range(n) if b != a)]
-        return bottoms[0] if len(bottoms) == 1 else None
-    order = sorted(range(n), key=lambda a: -int(gt[a].sum()))
-    if all(gt[order[i], order[i + 1]] for i in range(n - 1)):
-        return tuple(order)
+    for x in options:
+        rest = [y for y in options if y != x]
+        if all(gt[x, y] if qtype == "heaviest" else gt[y, x] for y in rest):
+            return x
     return None
 
 
-def _chains(qtype: str, n: int, relations: list, answer: Any) -> list[list[int]]:
-    """Direct 'heavier than' steps as chains, for the reasoning text."""
-    direct = {}
+def _chains(qtype: str, relations: list, answer: int, wrong: list[int], names: list[str]) -> list[str]:
+    """For each wrong option, the path of pictures from it to the answer, written heaviest first."""
+    links: dict[int, list[tuple[int, str]]] = {}  # heavier (or equal) object -> (lighter object, sign)
     for heavy, light, kind in relations:
-        if kind == "greater" and len(heavy) == 1:
+        if len(heavy) == 1:
             for b in light:
-                direct.setdefault(heavy[0], []).append(b)
-    if qtype == "order":
-        return [list(answer)]
-    chains = []
-    if qtype == "heaviest":
-
-        def walk(a: int, path: list[int]) -> None:
-            nxt = sorted(direct.get(a, []))
-            if not nxt:
-                chains.append(path)
-            for b in nxt:
-                if b not in path:
-                    walk(b, [*path, b])
-
-        walk(answer, [answer])
-    else:
-        up: dict[int, list[int]] = {}
-        for a, bs in direct.items():
-            for b in bs:
-                up.setdefault(b, []).append(a)
-
-        def climb(a: int, path: list[int]) -> None:
-            nxt = sorted(up.get(a, []))
-            if not nxt:
-                chains.append(list(reversed(path)))
-            for b in nxt:
-                if b not in path:
-                    climb(b, [*path, b])
-
-        climb(answer, [answer])
-    unique = []
-    for ch in chains:
-        if ch not in unique:
-            unique.append(ch)
-    return unique[:6]
-
-
-def _add_second(rng: np.random.Generator, comp: tuple[Pan, Pan], w: list[int], n: int) -> tuple[Pan, Pan]:
-    """Maybe put a second object on the lighter pan, keeping that pan lighter."""
-    heavy, light = comp
-    if len(heavy) != 1 or rng.random() < 0.5:
-        return comp
-    cands = [i for i in range(n) if i not in heavy + light and w[heavy[0]] > w[light[0]] + w[i]]
-    if not cands:
-        return comp
-    return heavy, (*light, cands[int(rng.integers(len(cands)))])
+                links.setdefault(heavy[0], []).append((b, "=" if kind == "equal" else ">"))
+                if kind == "equal":
+                    links.setdefault(b, []).append((heavy[0], "="))
+    out = []
+    for target in wrong:
+        start, goal = (answer, target) if qtype == "heaviest" else (target, answer)
+        paths = {start: [names[start]]}
+        frontier = [start]
+        while frontier and goal not in paths:
+            nxt = []
+            for a in frontier:
+                for b, sign in links.get(a, []):
+                    if b not in paths:
+                        paths[b] = [*paths[a], sign, names[b]]
+                        nxt.append(b)
+            frontier = nxt
+        if goal in paths:
+            out.append(" ".join(paths[goal]))
+    return out
 
 
 # -- geometry -------------------------------------------------------------------------------------------------
-def _scale_objects(scene: Scene, comp: Comparison, tilt: int) -> tuple[list[Object3D], dict[str, Any]]:
+def _scale_objects(
+    scene: Scene, comp: Comparison, tilt: int, structure: tuple[int, int, int], pan_color: tuple[int, int, int]
+) -> tuple[list[Object3D], dict[str, Any]]:
     """The balance and its load; ``roles`` maps parts to their object indices."""
-    theta = math.radians(TILT_DEG) * tilt  # > 0: right end down
+    theta = math.radians(scene.tilt_deg) * tilt  # > 0: right end down
     objs = [
-        Object3D("base", "box", (1.3, 0.6, 0.1), STRUCTURE, (0.0, 0.0)),
-        Object3D("post", "cylinder", (0.1, 0.1, PIVOT_Z - 0.1), STRUCTURE, (0.0, 0.0), base=0.1),
-        Object3D("pivot", "sphere", (0.16, 0.16, 0.16), PAN_COLOR, (0.0, -0.02), base=PIVOT_Z - 0.08),
+        Object3D("base", "box", (1.3, 0.6, 0.1), structure, (0.0, 0.0)),
+        Object3D("post", "cylinder", (0.1, 0.1, PIVOT_Z - 0.1), structure, (0.0, 0.0), base=0.1),
+        Object3D("pivot", "sphere", (0.16, 0.16, 0.16), pan_color, (0.0, -0.02), base=PIVOT_Z - 0.08),
     ]
-    roles: dict[str, Any] = {"pivot": 2}
+    roles: dict[str, Any] = {"pivot": 2, "objects": []}
     n_seg = 28
     for t in np.linspace(-BEAM_HALF, BEAM_HALF, n_seg):
         x, z = t * math.cos(theta), PIVOT_Z - t * math.sin(theta)
-        objs.append(Object3D("beam", "box", (2 * BEAM_HALF / n_seg + 0.02, 0.07, 0.07), STRUCTURE, (x, 0.0), z - 0.035))
+        objs.append(Object3D("beam", "box", (2 * BEAM_HALF / n_seg + 0.02, 0.07, 0.07), structure, (x, 0.0), z - 0.035))
     for side, sign, load in (("left", -1, comp[0]), ("right", 1, comp[1])):
         xe = sign * BEAM_HALF * math.cos(theta)
         ze = PIVOT_Z - sign * BEAM_HALF * math.sin(theta)
         pan_z = ze - HANG
         yoke_z = pan_z + 0.62
-        objs.append(Object3D("string", "cylinder", (0.025, 0.025, ze - yoke_z), STRUCTURE, (xe, 0.0), yoke_z))
-        objs.append(Object3D("yoke", "box", (1.7 * PAN_RADIUS, 0.04, 0.04), STRUCTURE, (xe, 0.0), yoke_z - 0.02))
+        objs.append(Object3D("string", "cylinder", (0.025, 0.025, ze - yoke_z), structure, (xe, 0.0), yoke_z))
+        objs.append(Object3D("yoke", "box", (1.7 * PAN_RADIUS, 0.04, 0.04), structure, (xe, 0.0), yoke_z - 0.02))
         for dx in (-PAN_RADIUS * 0.85, PAN_RADIUS * 0.85):
-            objs.append(Object3D("string", "cylinder", (0.02, 0.02, yoke_z - pan_z), STRUCTURE, (xe + dx, 0.0), pan_z))
+            objs.append(Object3D("string", "cylinder", (0.02, 0.02, yoke_z - pan_z), structure, (xe + dx, 0.0), pan_z))
         roles[f"{side}_pan"] = len(objs)
         objs.append(
-            Object3D(f"{side} pan", "cylinder", (2 * PAN_RADIUS, 2 * PAN_RADIUS, 0.05), PAN_COLOR, (xe, 0.0), pan_z)
+            Object3D(f"{side} pan", "cylinder", (2 * PAN_RADIUS, 2 * PAN_RADIUS, 0.05), pan_color, (xe, 0.0), pan_z)
         )
-        offsets = [0.0] if len(load) == 1 else [-0.17, 0.17]
+        offsets = [0.0] if len(load) == 1 else [-0.19, 0.19]
         for i, dx in zip(load, offsets, strict=True):
-            size = scene.sizes[i] if len(load) == 1 else min(scene.sizes[i], 0.3)
-            roles.setdefault("objects", []).append((scene.names[i], len(objs)))
+            width = scene.widths[i] if len(load) == 1 else min(scene.widths[i], 0.34)
+            m = model(scene.kinds[i], scene.variants[i])
+            ext = m.extents
+            height = min(width / max(ext[0], ext[1]) * ext[2], 0.62)  # footprint on the pan, not too tall
+            roles["objects"].append((scene.names[i], len(objs)))
             objs.append(
-                Object3D(
-                    scene.names[i],
-                    scene.shapes[i],
-                    (size, size, size * (1.3 if scene.shapes[i] in ("cylinder", "cone") else 1.0)),
-                    PALETTE[scene.colors[i]],
-                    (xe + dx, -0.05),
-                    base=pan_z + 0.05,
+                place_object(
+                    scene.kinds[i], scene.variants[i], scene.names[i], (xe + dx, -0.04), height, base=pan_z + 0.05
                 )
             )
     return objs, roles
