@@ -122,7 +122,7 @@ def test_show_regenerates_an_instance_byte_identically(reference):
         (["--tasks", "view_3d", "--n", "2", "--set", "view_3d.max_tries=lots"], "view_3d.max_tries: expected int"),
         (
             ["--tasks", "view_3d", "--n", "2", "--set", "view_3d.objects_per_level=2,3,40"],
-            "view_3d.objects_per_level: each count must be between 2 and 9",
+            "view_3d.objects_per_level: each count must be between 2 and 6",
         ),
         (["--tasks", "view_3d", "--n", "2", "--workers", "0"], "--workers: must be at least 1"),
         (["--tasks", "view_3d", "--n", "2", "--address", "auto"], "--address: a Ray cluster address needs --executor"),
