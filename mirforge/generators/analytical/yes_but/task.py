@@ -62,6 +62,9 @@ class Scene:
     style: Style
 
 
+CITED_PER_PANEL = 2  # regions a panel's steps cite (a box per counted item would drown the text)
+
+
 class YesBut(Task):
     name = "yes_but"
     category = "analytical"
@@ -132,7 +135,8 @@ class YesBut(Task):
                 index = len(images)
                 img = drawn.canvas.img
                 images.append(img)
-                regions += [Region(index, name, _clip(box, self.image_size)) for name, box in drawn.regions if box]
+                boxes = [(name, box) for name, box in drawn.regions if box][:CITED_PER_PANEL]
+                regions += [Region(index, name, _clip(box, self.image_size)) for name, box in boxes]
                 readings.append({"image": index, "pair": j, "side": side, **drawn.reading})
                 layers.append(Layer(ids=drawn.canvas.mask, names=drawn.names) if drawn.names else None)
         measured = {"family": scene.family, "readings": readings}
@@ -183,8 +187,8 @@ class YesBut(Task):
                     "gap": fam.amount(gap, pair),
                     "by": fam.by,
                     "claim": fam.claim,
-                    "yes_regions": by_image.get(yes["image"], [])[:2],
-                    "but_regions": by_image.get(but["image"], [])[:2],
+                    "yes_regions": by_image.get(yes["image"], []),
+                    "but_regions": by_image.get(but["image"], []),
                 }
             )
         return {
