@@ -430,7 +430,6 @@ FLOWERS = {
     "pink": (236, 120, 170),
     "purple": (150, 84, 190),
     "orange": (244, 142, 44),
-    "white": (246, 244, 236),
 }
 POTS = {
     "terracotta": (178, 96, 60),
@@ -556,7 +555,7 @@ class Plant(Family):
         for j in range(int(stem_h // gap) + 1):
             at = 18 + gap * j
             grown = min(1.0, (stem_h - at - 4) / 36)
-            if grown <= 0 or (t >= self.BUD and at > stem_h - 20):
+            if grown <= 0:
                 continue
             k = min(len(pts) - 1, int(round(at / stem_h * (len(pts) - 1))))
             x, y = pts[k]
@@ -574,7 +573,7 @@ class Plant(Family):
             bud = 6 + 8 * min(1.0, (t - self.BUD) / (self.BLOOM - self.BUD))
             if t >= self.BLOOM:
                 open_ = (t - self.BLOOM) / (1 - self.BLOOM)
-                r = 10 + 16 * open_
+                r = 16 + 12 * open_  # as tall as the bud it opens from
                 for p in range(look.petals):
                     a = 2 * math.pi * p / look.petals
                     c = (tx + r * 0.75 * math.cos(a), ty - r * 0.1 + r * 0.75 * math.sin(a))
@@ -656,8 +655,8 @@ class Fence(Family):
 
     def look(self, rng: np.random.Generator) -> FenceLook:
         planks = int(rng.integers(8, 11))
-        plank_w = float(rng.uniform(26, 32))
-        gap = float(rng.uniform(7, 11))
+        plank_w = float(rng.uniform(26, 31))
+        gap = float(rng.uniform(6, 10))  # the widest fence, 10 x 31 + 9 x 10 = 400 px, still fits the frame
         width = planks * plank_w + (planks - 1) * gap
         colour = _pick(rng, PAINTS)
         return FenceLook(
@@ -778,6 +777,7 @@ class Fence(Family):
 
 
 # -- a house being built ---------------------------------------------------------------------------------------
+GLASS, FRAME, HOLE = (84, 120, 160), (70, 66, 62), (52, 46, 44)
 BRICKS = {
     "red brick": (168, 72, 52),
     "yellow brick": (214, 176, 104),
@@ -909,19 +909,17 @@ class House(Family):
                 if hw > sill + 4:
                     ytop = max(wy0, g - hw)
                     glazed = t >= 0.85
-                    paint.rounded_rect(
-                        img, (cx + dx - 20, ytop, cx + dx + 20, wy1), 1, (150, 190, 225) if glazed else (52, 46, 44)
-                    )
-                    if glazed:
-                        paint.rounded_rect(img, (cx + dx - 20, wy0, cx + dx + 20, wy1), 1, (235, 235, 230))
-                        paint.rounded_rect(img, (cx + dx - 16, wy0 + 4, cx + dx + 16, wy1 - 4), 1, (150, 190, 225))
-                        paint.line(img, (cx + dx, wy0 + 4), (cx + dx, wy1 - 4), (235, 235, 230), 2)
+                    paint.rounded_rect(img, (cx + dx - 20, ytop, cx + dx + 20, wy1), 1, GLASS if glazed else HOLE)
+                    if glazed:  # a dark frame and glass that reflects the sky, both plainly unlike the sky itself
+                        paint.rounded_rect(img, (cx + dx - 20, wy0, cx + dx + 20, wy1), 1, FRAME)
+                        paint.rounded_rect(img, (cx + dx - 16, wy0 + 4, cx + dx + 16, wy1 - 4), 1, GLASS)
+                        paint.line(img, (cx + dx, wy0 + 4), (cx + dx, wy1 - 4), FRAME, 2)
             dtop = max(g - 74, g - hw)
             paint.rounded_rect(
                 img,
                 (cx + look.door_x - 18, dtop, cx + look.door_x + 18, g),
                 1,
-                (120, 70, 50) if t >= 0.95 else (52, 46, 44),
+                (120, 70, 50) if t >= 0.95 else HOLE,
             )
         if t > self.WALLS_DONE:
             # the roof, tiled in rows from the eaves up to the ridge
@@ -956,13 +954,21 @@ class House(Family):
             paint.rounded_rect(img, (min(xa, xb) - 2, y - 4, max(xa, xb) + 2, y), 1, (170, 130, 80))
 
     def measure(self, img: np.ndarray, base: np.ndarray, look: HouseLook) -> Reading:
+        """The walls' mean height (what is built over their width, so a half-laid course counts by half), then,
+        above the eaves, the height of the tiled roof at its middle."""
         g = int(look.ground_y - 6)
+        eaves = int(round(g - look.wall_h))
+        x0, x1 = int(look.cx - look.width / 2) + 1, int(look.cx + look.width / 2) - 1
+        walls = paint.differs(img[eaves:g, x0:x1], base[eaves:g, x0:x1], 70)
+        height = float(walls.sum()) / (x1 - x0)
         band = slice(int(look.cx - look.width / 6), int(look.cx + look.width / 6))
-        fg = paint.differs(img[:g, band], base[:g, band], 70)
-        rows = np.nonzero(fg.sum(axis=1) >= 6)[0]
-        top = int(rows.min()) if len(rows) else g
+        roof = paint.differs(img[:eaves, band], base[:eaves, band], 70)
+        rows = np.nonzero(roof.sum(axis=1) >= 6)[0]
+        if len(rows):
+            height += eaves - int(rows.min())
+        top = int(round(g - height))
         half = look.width / 2 + 16
-        return Reading(float(g - top), [int(look.cx - half), min(top, g - 1), int(look.cx + half) + 1, g + 6])
+        return Reading(height, [int(look.cx - half), min(top, g - 1), int(look.cx + half) + 1, g + 6])
 
     def span(self, look: HouseLook) -> float:
         return look.wall_h + look.roof_h
@@ -1202,9 +1208,11 @@ class Cooking(Family):
             if look.mirror:
                 x0, x1 = SIZE - x1, SIZE - x0
             region = img[y0 + 62 : y1 - 6, x0:x1]
-            flesh = paint.near(region, look.flesh, 36)
-            value = float(flesh.sum()) / (look.slices * math.pi * (look.thick / 2 - 3) * (look.thick * 0.31 - 3))
-            value = min(1.0, value)
+            # the slices cut so far: separate discs of flesh, each inside its ring of skin
+            flesh = paint.near(region, look.flesh, 36).astype(np.uint8)
+            n, _, stats, _ = cv2.connectedComponentsWithStats(flesh, connectivity=8)
+            disc = math.pi * (look.thick / 2 - 3) * (look.thick * 0.31 - 3)
+            value = min(1.0, sum(1 for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= 0.4 * disc) / look.slices)
             where = np.zeros(img.shape[:2], bool)
             where[y0:y1, x0:x1] = True
         ys, xs = np.nonzero(where)

@@ -5,8 +5,13 @@ Frames are named by their image numbers; a time order is a list of image numbers
 
 - ``order``: which of these orders is the time order? (options: orders)
 - ``rank``: which frame was taken k-th? (options: frames)
-- ``next`` / ``before``: which frame was taken right after / right before the anchor frame?
-- ``after2`` / ``before2``: counting only these frames, which frame comes two places after / before the anchor?
+- ``twin``: two processes filmed at the same moments; which frame of the first was taken at the same moment as a
+  given frame (the anchor) of the second? (options: every frame of the first; see :func:`twin_consistent`)
+
+Questions about a named anchor frame ("which frame comes right after Image 3?") are left out on purpose: every
+frame must be needed, so every frame but the anchor must be an option, and the option frames then show a gap in
+the progression where the anchor sits, right next to the answer. The option frame nearest the per-pixel median of
+the option frames found the answer in 41% to 56% of such questions (chance 25%).
 
 :func:`consistent` answers from a partial view: the hidden frames may sit anywhere in time, the visible ones keep
 their measured order, and an option survives when some placement of the hidden frames makes it right. A frame is
@@ -23,14 +28,13 @@ from functools import cache
 from itertools import combinations
 from typing import Any
 
-KINDS = ("order", "rank", "next", "before", "after2", "before2")
-STEPS = {"next": 1, "before": -1, "after2": 2, "before2": -2}
+KINDS = ("order", "rank", "twin")
 
 
 @dataclass(frozen=True)
 class Ask:
-    """A question about frames: its kind, its parameter (the 1-based rank for ``rank``, the anchor frame for the
-    anchored kinds, 0 for ``order``) and the options' keys (frames, or orders of frames for ``order``)."""
+    """A question about frames: its kind, its parameter (the 1-based rank for ``rank``, the anchor frame of the
+    second clip for ``twin``, 0 for ``order``) and the options' keys (frames, or orders of frames for ``order``)."""
 
     kind: str
     param: int
@@ -41,10 +45,7 @@ def wanted(ask: Ask, order: Sequence[int]) -> Any:
     """The key that is right if ``order`` is the time order (None when the question has no answer then)."""
     if ask.kind == "order":
         return tuple(order)
-    if ask.kind == "rank":
-        return order[ask.param - 1] if 0 < ask.param <= len(order) else None
-    p = list(order).index(ask.param) + STEPS[ask.kind]
-    return order[p] if 0 <= p < len(order) else None
+    return order[ask.param - 1] if 0 < ask.param <= len(order) else None
 
 
 def answers(ask: Ask, order: Sequence[int]) -> set[int]:
@@ -117,16 +118,28 @@ def configurations(kind: str, n: int, n_options: int, need_all: bool) -> tuple[t
             if not need_all or every_frame_needed(ask, truth):
                 found.append((0, ask))
         return tuple(found)
-    if kind == "rank":
-        params = [(r, r - 1) for r in range(1, n + 1)]
-    else:
-        step = STEPS[kind]
-        params = [(a, a + step) for a in range(n) if 0 <= a + step < n]
-    for param, target in params:
-        pool = [p for p in range(n) if p != target and (kind == "rank" or p != param)]
+    for param in range(1, n + 1):
+        target = param - 1
+        pool = [p for p in range(n) if p != target]
         for others in combinations(pool, n_options - 1):
             keys = (target, *others)
             ask = Ask(kind, param, keys)
             if not need_all or every_frame_needed(ask, truth):
                 found.append((sorted(keys).index(target), ask))
     return tuple(found)
+
+
+def twin_consistent(
+    ask: Ask, visible: tuple[Sequence[int], Sequence[int]], hidden: tuple[Sequence[int], Sequence[int]]
+) -> set[int]:
+    """A ``twin`` question from a partial view of both clips (visible frames in time order, hidden ones anywhere):
+    the options some placement makes right. The answer is the frame of the first clip in the place (counted in
+    time) that the anchor takes in the second."""
+    out: set[int] = set()
+    for first in placements(visible[0], sorted(hidden[0])):
+        for second in placements(visible[1], sorted(hidden[1])):
+            want = first[second.index(ask.param)]
+            out |= {i for i, key in enumerate(ask.keys) if key == want}
+        if len(out) == len(ask.keys):
+            break
+    return out
