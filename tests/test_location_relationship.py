@@ -1,8 +1,10 @@
-"""location_relationship: determinism, records, verifier, margins/uniqueness/visibility, balance, config errors."""
+"""location_relationship: identical twins told apart only in the premise images, every image needed, no shortcut
+through the cue or the options, level knobs, scene families, catalogue names, config errors."""
 
 from __future__ import annotations
 
 import copy
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -10,13 +12,14 @@ import pytest
 from mirforge import LETTERS
 from mirforge.audit import blind_baseline, heuristics
 from mirforge.errors import InputError, Reject
-from mirforge.generators.spatial.location_relationship.task import MAX_COVERED
-from mirforge.generators.spatial.multiview import centres, covered_fractions
+from mirforge.generators.spatial.location_relationship.task import _geometry, _naive
+from mirforge.generators.spatial.multiview import FAMILIES
 from mirforge.instance import problems
+from mirforge.necessity import necessity
 
-from conftest import ask_only, generate, make_task, record
+from conftest import accepted, ask_only, generate, make_task, record
 
-N_CHECK = 200
+N_ASKED = 240  # questions drawn without rendering
 
 
 @pytest.fixture(scope="module")
@@ -26,141 +29,131 @@ def task():
 
 @pytest.fixture(scope="module")
 def sample(task):
-    return [generate(task, i, seed=3) for i in range(3)]  # one per level
+    return [generate(task, i, seed=3) for i in range(6)]  # two per level, both kinds at levels 2 and 3
 
 
 @pytest.fixture(scope="module")
 def asked(task):
-    return [ask_only(task, i) for i in range(400)]
+    return [ask_only(task, i, seed=7) for i in range(N_ASKED)]
 
 
-def test_records_are_valid_and_cite_the_referred_objects(task, sample):
-    for level, g in enumerate(sample, 1):
-        rec = record(g)
+@pytest.fixture(scope="module")
+def hard(task):
+    """Accepted instances at levels 2 and 3, as the pipeline takes them."""
+    return [accepted(task, i, seed=11) for i in range(18) if i % 3 != 0]
+
+
+def test_records_are_valid_and_their_knobs_are_what_they_show(task, sample):
+    for i, g in enumerate(sample):
+        rec, level = record(g), i % 3 + 1
         assert problems(rec) == []
-        assert len(rec["images"]) == task.knobs(level)["n_views"]
-        assert rec["question"].count("<image>") == len(rec["images"])
+        knobs = g.instance.difficulty["knobs"]
+        assert g.instance.difficulty["level"] == level
+        assert {k: knobs[k] for k in task.knobs(level)} == task.knobs(level)
+        assert knobs["family"] in FAMILIES and knobs["kind"] in knobs["kinds"]
+        premise = knobs["twins"] - 1
+        views = premise + (knobs["asked_views"] if knobs["kind"] == "relation" else task.config.n_options)
+        assert len(rec["images"]) == knobs["n_views"] == views == rec["question"].count("<image>")
         assert rec["conclusion"].endswith(f"the answer is {rec['answer']}.")
-        assert g.instance.difficulty == {"level": level, "knobs": task.knobs(level)}
-        text = rec["text2img"].replace(" ", "")
-        cited = 0
-        for region in rec["regions"]:
-            if region["name"] in rec["question"] and f"Image{region['image'] + 1}" in text:
-                cited += str(region["box"]).replace(" ", "") in text
-        assert cited >= 4  # both referred objects in at least two images
-        assert (
-            len(" ".join([rec["summary"], *rec["caption"], rec["text2img"], rec["img2img"], rec["conclusion"]])) > 800
-        )
+        for step in ("summary", "caption", "text2img", "img2img"):
+            assert f"answer is {rec['answer']}" not in str(rec[step])
 
 
-def test_referred_objects_are_visible_where_the_text_uses_them(task):
-    for i in range(6):
-        scene, question = ask_only(task, i, seed=5)
-        rendered = task.render(scene, question)
-        f, seen = question.facts, rendered.measured["views"]
-        views = [f["view"], f["anchor"]] if f["kind"] == "relation" else range(len(seen))
-        for v in views:
-            for name in (f["a"], f["b"]):
-                assert seen[v][name]["px"] >= task.config.min_visible_px
-                assert any(r.image == v and r.name == name for r in rendered.regions)
-        assert task.verify(question, rendered) == question.answer
+def test_the_scene_holds_the_twins_the_level_asks_for(task, asked):
+    for i, (scene, q) in enumerate(asked[:60]):
+        k = task.knobs(i % 3 + 1)
+        assert len(scene.objects) == k["n_objects"] and scene.twins == k["twins"]
+        names = [o.name for o in scene.objects]
+        twin = names[0]
+        assert names[: scene.twins] == [twin] * scene.twins and twin not in names[scene.twins :]
+        assert len(set(names[scene.twins :])) == len(names) - scene.twins  # every other object has its own name
+        assert {o.size for o in scene.objects[: scene.twins]} == {scene.objects[0].size}  # identical
+        assert f"{('two', 'three')[scene.twins - 2]} identical" in q.text
 
 
-def test_verifier_rejects_a_false_premise(task):
-    scene, question = next(ask_only(task, i) for i in range(20) if ask_only(task, i)[1].facts["kind"] == "relation")
-    rendered = task.render(scene, question)
+def test_catalogue_objects_are_called_by_their_kind(asked):
+    for scene, _ in asked:
+        for obj in scene.objects:
+            if scene.family == "shapes":
+                assert obj.name.split()[-1] in ("cube", "block", "cylinder", "cone", "ball"), obj.name
+            else:
+                assert obj.name == obj.shape, obj  # the kind's name
+
+
+def test_every_image_is_needed_and_the_candidates_alone_decide_nothing(task, hard):
+    """With nothing hidden only the answer fits; hiding any evidence image (a premise or an asked image) leaves at
+    least two options; for view_match the candidate images alone (the premise hidden) leave two or more."""
+    kinds = Counter()
+    for _, question, rendered in hard:
+        assert task.consistent(question, rendered, frozenset()) == {question.answer}
+        found = necessity(task, question, rendered)
+        assert found is not None and found.all_needed, found
+        roles = task.roles(question, rendered)
+        for k, role in enumerate(roles):
+            if role == "evidence":
+                assert len(task.consistent(question, rendered, frozenset({k}))) >= 2, (k, roles)
+        if question.facts["kind"] == "view_match":
+            evidence = frozenset(k for k, r in enumerate(roles) if r == "evidence")
+            assert len(task.consistent(question, rendered, evidence)) >= 2
+            assert roles.count("option") == task.config.n_options
+        kinds[question.facts["kind"]] += 1
+    assert set(kinds) == {"relation", "view_match"}
+
+
+def test_provenance_records_every_image_needed(sample):
+    for g in sample[1:]:
+        if g.instance.difficulty["level"] == 1:
+            continue
+        needed = g.instance.provenance["needed"]
+        assert all(n is not False for n in needed) and any(needed), needed
+
+
+def test_the_verifier_rejects_a_premise_the_image_does_not_show(task):
+    scene, question, rendered = accepted(task, 0, seed=5)
     lie = copy.deepcopy(question)
-    lie.facts["anchor_lr"] = "left" if question.facts["anchor_lr"] == "right" else "right"
+    opposite = {"left": "right", "right": "left", "nearer": "farther", "farther": "nearer"}
+    lie.facts["premise"][0]["cue"] = opposite[lie.facts["premise"][0]["cue"]]
     with pytest.raises(Reject):
         task.verify(lie, rendered)
 
 
-def test_margins_uniqueness_and_clearance_hold(task, asked):
-    size = task.image_size
-    kinds = set()
-    for scene, q in asked[:N_CHECK]:
+def test_the_verifier_follows_the_measured_relation(task):
+    """Swap the measured centres of the twin meant and the landmark in an asked image: the answer moves or the
+    verifier refuses."""
+    for i in range(12):
+        _, question, rendered = accepted(task, i, seed=6)
+        if question.facts["kind"] == "relation":
+            break
+    f = question.facts
+    part = next(p for p in f["parts"] if p["rel"] == "lr")
+    seen = rendered.measured["views"][part["image"]]
+    seen[f["referent"]]["cx"], seen[f["landmark"]]["cx"] = seen[f["landmark"]]["cx"], seen[f["referent"]]["cx"]
+    try:
+        assert task.verify(question, rendered) != question.answer
+    except Reject:
+        pass
+
+
+def test_reading_the_cue_in_the_asked_image_is_a_coin(asked):
+    """The premise cue read (wrongly) in the first asked image picks the twin meant exactly when the balanced
+    variant says so: about half the time, no better than guessing between the twins a hidden premise leaves."""
+    hits = []
+    for scene, q in asked:
         f = q.facts
-        kinds.add(f["kind"])
-        names = [o.name for o in scene.objects]
-        assert len(set(names)) == len(names)  # colour + shape names are unique
-        a, b = names.index(f["a"]), names.index(f["b"])
-        geo = []
-        for cam in scene.cameras:
-            px, depth = centres(scene.objects, cam, size)
-            geo.append((px[a, 0] - px[b, 0], depth[a] - depth[b], covered_fractions(scene.objects, cam, size)))
-        if f["kind"] == "relation":
-            dx, dd, cov = geo[f["view"]]
-            assert abs(dx) >= f["margin_px"] and abs(dd) >= f["margin_depth"]
-            assert (("right" if dx > 0 else "left"), ("farther" if dd > 0 else "nearer")) == q.facts["combos"][q.answer]
-            adx, _, acov = geo[f["anchor"]]
-            assert abs(adx) >= f["margin_px"] and ("right" if adx > 0 else "left") == f["anchor_lr"]
-            assert max(cov[a], cov[b], acov[a], acov[b]) <= MAX_COVERED
-            assert f["view"] != f["anchor"]
-        else:
-            target = f["views"][q.answer]
-            want = (1 if f["wanted"][0] == "right" else -1, 1 if f["wanted"][1] == "farther" else -1)
-            for v, (dx, dd, cov) in enumerate(geo):
-                assert max(cov[a], cov[b]) <= MAX_COVERED
-                if v == target:
-                    assert dx * want[0] >= f["margin_px"] and dd * want[1] >= f["margin_depth"]
-                else:  # every other view contradicts the description by a margin
-                    assert dx * want[0] <= -f["margin_px"] or dd * want[1] <= -f["margin_depth"]
-        assert len(set(q.options)) == len(q.options) == task.config.n_options
-    assert kinds == {"relation", "view_match"}
+        geo = _geometry(scene, 448)
+        image_of = f["order"]
+        first = image_of[f["parts"][0]["image"]] if f["kind"] == "relation" else image_of[q.answer + len(f["premise"])]
+        cues = [(image_of[p["image"]], p["cue"], f["labels"].index(p["twin"])) for p in f["premise"]]
+        twins = list(range(scene.twins))
+        hits.append(_naive(geo, first, cues, twins) == f["labels"].index(f["referent"]))
+    assert abs(np.mean(hits) - 0.5) < 0.08, np.mean(hits)
 
 
-def test_the_anchor_relation_often_differs_from_the_asked_one(asked):
-    flips = [q.facts["anchor_lr"] != q.facts["combos"][q.answer][0] for _, q in asked if q.facts["kind"] == "relation"]
-    assert 0.35 < np.mean(flips) < 0.65  # copying the premise is no shortcut, nor is flipping it
-
-
-def _flipped(q) -> bool:
-    return q.facts["anchor_lr"] != q.facts["combos"][q.answer][0]
-
-
-def test_the_flip_is_not_told_by_the_number_of_images_or_their_numbers(asked):
-    # Regression: falling back to the other case when a scene could not give the drawn one flipped about 3 times
-    # in 4 with two images, and numbering the images around the ring flipped every pair of opposite numbers.
-    rel = [(len(scene.cameras), q) for scene, q in asked if q.facts["kind"] == "relation"]
-    for n_views in {n for n, _ in rel}:
-        flips = [_flipped(q) for n, q in rel if n == n_views]
-        assert len(flips) >= 40 and 0.35 < np.mean(flips) < 0.65, (n_views, np.mean(flips))
-    apart = [(abs(q.facts["view"] - q.facts["anchor"]) in (1, n - 1), _flipped(q)) for n, q in rel if n >= 4]
-    near = [flip for neighbours, flip in apart if neighbours]
-    far = [flip for neighbours, flip in apart if not neighbours]
-    assert min(len(near), len(far)) >= 40 and abs(np.mean(near) - np.mean(far)) < 0.3
-
-
-def _option_strategies(q) -> dict[str, float]:
-    """Credit of text-only rules on a relation question: prefer options by how they relate to the premise's
-    left/right, or by sharing a side or a depth word with another option; ties are shared."""
-    combos, anchor = [tuple(c) for c in q.facts["combos"]], q.facts["anchor_lr"]
-
-    def credit(preferred: list[int]) -> float:
-        preferred = preferred or list(range(len(combos)))
-        return (q.answer in preferred) / len(preferred)
-
-    def shared(part: int) -> list[int]:
-        return [i for i, c in enumerate(combos) if sum(d[part] == c[part] for d in combos) > 1]
-
-    return {
-        "contradicts the premise": credit([i for i, c in enumerate(combos) if c[0] != anchor]),
-        "copies the premise": credit([i for i, c in enumerate(combos) if c[0] == anchor]),
-        "shares its side": credit(shared(0)),
-        "shares its depth": credit(shared(1)),
-    }
-
-
-@pytest.mark.parametrize("n_options", [2, 3])
-def test_fewer_options_do_not_single_out_the_answer(n_options):
-    # Regression: always showing the trap made the option set point at the answer (48% for the
-    # premise-contradicting options with 3 options, 67% with 2, on this sample).
-    task = make_task("location_relationship", n_options=n_options)
-    qs = [q for q in (ask_only(task, i, seed=4)[1] for i in range(300)) if q.facts["kind"] == "relation"]
-    assert len(qs) >= 120
-    for rule in _option_strategies(qs[0]):
-        rate = np.mean([_option_strategies(q)[rule] for q in qs])
-        assert rate < 1 / n_options + 0.1, (rule, rate)
+def test_relation_options_are_always_all_four_combinations(asked):
+    for _, q in asked:
+        if q.facts["kind"] == "relation":
+            combos = {tuple(c) for c in q.facts["combos"]}
+            assert combos == {(-1, -1), (-1, 1), (1, -1), (1, 1)}
 
 
 def test_text_alone_does_not_give_the_answer(asked):
@@ -168,30 +161,32 @@ def test_text_alone_does_not_give_the_answer(asked):
         {"question": q.text, "options": dict(zip(LETTERS, q.options, strict=False)), "answer": q.letter}
         for _, q in asked
     ]
-    assert blind_baseline(records) <= 30.0  # the audit's bound: chance (25%) + 5 points
-    assert max(heuristics(records).values()) <= 30.0
+    assert blind_baseline(records) <= 32.0  # chance 25, plus the audit's margin and this sample's noise
+    assert max(heuristics(records).values()) <= 32.0
+
+
+def test_families_are_drawn_and_can_be_restricted():
+    task = make_task("location_relationship")
+    seen = Counter(ask_only(task, i, seed=2)[0].family for i in range(60))
+    assert set(seen) == set(FAMILIES) and min(seen.values()) >= 8, seen
+    one = make_task("location_relationship", family="toys")
+    assert {ask_only(one, i)[0].family for i in range(6)} == {"toys"}
+    two = make_task("location_relationship", families="room,shapes")
+    assert {ask_only(two, i)[0].family for i in range(12)} == {"room", "shapes"}
 
 
 def test_bad_config_names_the_field():
-    with pytest.raises(InputError, match="location_relationship.views_per_level"):
-        make_task("location_relationship", views_per_level="2,4,9")
+    with pytest.raises(InputError, match=r"location_relationship\.family: unknown family 'moon'; families: tabletop"):
+        make_task("location_relationship", family="moon")
+    with pytest.raises(InputError, match=r"location_relationship\.families: unknown family"):
+        make_task("location_relationship", families="room,cave")
+    with pytest.raises(InputError, match="location_relationship.kinds_per_level"):
+        make_task("location_relationship", kinds_per_level="relation,relation+guess,relation")
+    with pytest.raises(InputError, match="location_relationship.twins_per_level"):
+        make_task("location_relationship", twins_per_level="2,2,4")
+    with pytest.raises(InputError, match="location_relationship.objects_per_level"):
+        make_task("location_relationship", objects_per_level="3,6,8")
     with pytest.raises(InputError, match="location_relationship.depth_margin"):
         make_task("location_relationship", depth_margin="0.5,0,0.3")
-    with pytest.raises(InputError, match="location_relationship.lateral_margin_px"):
-        make_task("location_relationship", lateral_margin_px="-1,30,20")
     with pytest.raises(InputError, match="location_relationship.n_options"):
-        make_task("location_relationship", n_options=5)
-
-
-def test_keeping_or_reversing_the_premise_is_balanced_per_block(task):
-    """The task's balanced variant decides it: over each pair of consecutive indices that both ask a relation
-    question, exactly one keeps the premise's left/right."""
-    kept = {}
-    for i in range(240):
-        _, q = ask_only(task, i, seed=1)
-        if q.facts["kind"] == "relation":
-            answer_lr = q.facts["combos"][q.answer][0]
-            kept[i] = answer_lr == q.facts["anchor_lr"]
-    pairs = [(kept[i], kept[i + 1]) for i in range(0, 240, 2) if i in kept and i + 1 in kept]
-    assert len(pairs) > 40 and all(a != b for a, b in pairs)
-    assert abs(sum(kept.values()) / len(kept) - 0.5) < 0.06
+        make_task("location_relationship", n_options=3)

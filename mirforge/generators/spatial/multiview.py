@@ -8,6 +8,7 @@ depth buffer: visible pixel count, pixel box, mask centroid, median depth of the
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -175,3 +176,225 @@ def left_to_right(measured: dict[str, dict[str, Any]]) -> list[str]:
 
 def near_to_far(measured: dict[str, dict[str, Any]]) -> list[str]:
     return sorted(measured, key=lambda n: (measured[n]["depth"], n))
+
+
+# -- everyday objects in scene families ---------------------------------------------------------------------------
+FAMILIES = ("tabletop", "room", "toys", "yard", "shapes")
+# catalogue kinds per family (kinds of similar real size, so that one scale fits a scene)
+FAMILY_KINDS: dict[str, tuple[str, ...]] = {
+    "tabletop": (
+        "mug",
+        "can",
+        "bottle",
+        "jar",
+        "glass",
+        "candle",
+        "thermos",
+        "pencil cup",
+        "wine glass",
+        "alarm clock",
+        "teapot",
+        "kettle",
+        "vase",
+        "cereal box",
+        "wine bottle",
+        "laptop",
+    ),
+    "room": (
+        "chair",
+        "stool",
+        "cabinet",
+        "trash bin",
+        "suitcase",
+        "floor lamp",
+        "table lamp",
+        "flower pot",
+        "cardboard box",
+        "globe",
+    ),
+    "toys": (
+        "teddy bear",
+        "toy car",
+        "toy truck",
+        "rubber duck",
+        "ball",
+        "basketball",
+        "football",
+        "shoe box",
+        "globe",
+        "alarm clock",
+    ),
+    "yard": (
+        "traffic cone",
+        "fire hydrant",
+        "trash bin",
+        "flower pot",
+        "cardboard box",
+        "suitcase",
+        "stool",
+        "chair",
+        "ball",
+        "basketball",
+        "football",
+    ),
+}
+# what the objects stand on: a wooden table, a room's floor, a play mat, paving, a plain table
+GROUNDS: dict[str, tuple[int, int, int]] = {
+    "tabletop": (178, 140, 102),
+    "room": (168, 156, 140),
+    "toys": (128, 168, 196),
+    "yard": (132, 134, 130),
+    "shapes": (165, 152, 132),
+}
+PLACES = {  # where the objects stand, as the text says it
+    "tabletop": "on a table",
+    "room": "on the floor of a room",
+    "toys": "on a play mat",
+    "yard": "in a paved yard",
+    "shapes": "on a table",
+}
+CAMERA_DISTANCE = (2.7, 3.1)  # in table radii: closer than camera_ring's default, so everyday objects fill more
+KIND_TRIES = 4  # draws of kinds (cheap) before a scene is given up
+VARIANTS_PER_KIND = 3  # each variant costs a mesh build on first use
+MAX_SIZE_RATIO = 3.0  # largest over smallest side of the objects of one scene, in their real sizes
+LARGEST_SIDE = (1.0, 1.3)  # world units: the scene is scaled so that its largest object's largest side is in here
+SHAPE_WORDS = ("cube", "block", "cylinder", "cone", "ball")
+BLOCK_MIN_SPREAD = 1.25  # a block's sides differ by at least 25%, so that it is visibly not a cube
+
+
+def everyday_radius(n_objects: int) -> float:
+    """The disc that ``n_objects`` everyday objects stand on (wider footprints than the plain primitives)."""
+    return table_radius(n_objects) + 0.3
+
+
+def check_families(families: tuple[str, ...], family: str) -> None:
+    """The config checks of a task with scene families (``families`` and the single ``family``)."""
+    from mirforge.task import ensure
+
+    known = ", ".join(FAMILIES)
+    ensure(len(families) > 0, "families", f"name at least one family: {known}")
+    for name in families:
+        ensure(name in FAMILIES, "families", f"unknown family {name!r}; families: {known}")
+    ensure(family in ("", *FAMILIES), "family", f"unknown family {family!r}; families: {known}")
+
+
+def everyday_objects(
+    rng: np.random.Generator, family: str, n: int, *, twins: int = 0, pair: bool = False
+) -> tuple[Object3D, ...]:
+    """``n`` objects of ``family`` at their real proportions (one scale for the scene), not yet placed.
+
+    Every object is a different kind, named by its kind, except: the first ``twins`` objects are identical (same
+    kind, design, colour and size, so the same name), and with ``pair`` the last two share a kind in two colours and
+    are named with their colour ("red mug", "blue mug"). In the ``shapes`` family the objects are primitives named
+    by colour and a shape word that matches the geometry."""
+    if family == "shapes":
+        return _shapes(rng, n, twins)
+    from mirforge.render.objects import model
+    from mirforge.render.objects.place import place as place_object
+
+    pool = list(FAMILY_KINDS[family])
+    n_kinds = n - max(twins - 1, 0) - (1 if pair else 0)
+    for _ in range(KIND_TRIES):
+        models = []
+        for i in rng.permutation(len(pool)):
+            m = model(pool[int(i)], int(rng.integers(VARIANTS_PER_KIND)))
+            sides = [max(x.extents) for x in models] + [max(m.extents)]
+            if max(sides) / min(sides) <= MAX_SIZE_RATIO:
+                models.append(m)
+                if len(models) == n_kinds:
+                    break
+        if len(models) == n_kinds:
+            break
+    else:
+        raise Reject(f"{family}: no {n_kinds} kinds of similar size")
+    scale = float(rng.uniform(*LARGEST_SIDE)) / max(max(m.extents) for m in models)
+    out: list[Object3D] = []
+    spread = [models[0]] * max(twins, 1) + models[1:]
+    for m in spread:
+        yaw = float(rng.uniform(0, 2 * math.pi))
+        out.append(place_object(m.kind, m.variant, m.kind, (0.0, 0.0), m.height * scale, yaw=yaw))
+    if pair:
+        m = spread[-1]
+        colors = [c for c in PALETTE if c not in ("brown", "gray")]
+        a, b = (colors[int(i)] for i in rng.permutation(len(colors))[:2])
+        last = out[-1]
+        out[-1] = place_object(
+            m.kind, m.variant, f"{a} {m.kind}", (0.0, 0.0), m.height * scale, yaw=last.yaw, color=PALETTE[a]
+        )
+        yaw = float(rng.uniform(0, 2 * math.pi))
+        out.append(
+            place_object(m.kind, m.variant, f"{b} {m.kind}", (0.0, 0.0), m.height * scale, yaw=yaw, color=PALETTE[b])
+        )
+    return tuple(out)
+
+
+def _shapes(rng: np.random.Generator, n: int, twins: int) -> tuple[Object3D, ...]:
+    """Clean primitives named by colour and what they are: a cube has equal sides, a block sides at least 25%
+    apart, a ball is a sphere; cylinders and cones are round. Twins share colour, shape and size."""
+    names = [c for c in PALETTE if c != "brown"]  # brown reads as the table
+    n_kinds = n - max(twins - 1, 0)
+    colors = [names[int(i)] for i in rng.permutation(len(names))[:n_kinds]]
+    out = []
+    for color in colors:
+        word = SHAPE_WORDS[int(rng.integers(len(SHAPE_WORDS)))]
+        w = float(rng.uniform(0.45, 0.8))
+        if word in ("cube", "ball"):
+            size = (w, w, w)
+        elif word == "block":
+            while True:
+                size = (w, float(rng.uniform(0.45, 0.8)), float(rng.uniform(0.35, 1.2)))
+                if max(size) / min(size) >= BLOCK_MIN_SPREAD:
+                    break
+        else:
+            size = (w, w, float(rng.uniform(0.45, 1.2)))
+        shape = {"cube": "box", "block": "box", "ball": "sphere"}.get(word, word)
+        yaw = float(rng.uniform(0, math.pi / 2)) if shape == "box" else 0.0
+        out.append(Object3D(f"{color} {word}", shape, size, PALETTE[color], (0.0, 0.0), yaw=yaw))
+    return tuple([out[0]] * max(twins - 1, 0) + out)
+
+
+def arrange(
+    rng: np.random.Generator, objects: tuple[Object3D, ...], *, radius: float, gap: float = 0.2
+) -> tuple[Object3D, ...]:
+    """The objects placed at random on a disc of ``radius``, their footprints at least ``gap`` apart."""
+    placed: list[Object3D] = []
+    spots: dict[int, Object3D] = {}
+    for k in sorted(range(len(objects)), key=lambda k: -footprint_radius(objects[k])):  # the widest first
+        obj = objects[k]
+        r = footprint_radius(obj)
+        if r >= radius:
+            raise Reject("an object is wider than the table")
+        for _ in range(60):
+            rho = (radius - r) * math.sqrt(float(rng.uniform()))
+            phi = float(rng.uniform(0, 2 * math.pi))
+            xy = (rho * math.cos(phi), rho * math.sin(phi))
+            if all(math.dist(xy, o.position) >= r + footprint_radius(o) + gap for o in placed):
+                break
+        else:
+            raise Reject("objects do not fit on the table")
+        spots[k] = dataclasses.replace(obj, position=xy)
+        placed.append(spots[k])
+    return tuple(spots[k] for k in range(len(objects)))
+
+
+# -- relations read from measured views ---------------------------------------------------------------------------
+BASE_AGREE_PX = 3  # "nearer" needs the nearer object's lowest visible row at least this much lower in the picture
+
+
+def lateral_sign(a: dict[str, Any] | None, b: dict[str, Any] | None, margin_px: float) -> int | None:
+    """+1 when ``a`` is right of ``b`` in the picture, -1 left, 0 too close to tell, None when either is unseen."""
+    if a is None or b is None:
+        return None
+    return sign(a["cx"] - b["cx"], margin_px)
+
+
+def depth_sign(a: dict[str, Any] | None, b: dict[str, Any] | None, margin: float) -> int | None:
+    """+1 when ``a`` is farther from the camera than ``b``, -1 nearer, 0 too close to tell, None when either is
+    unseen. A depth difference counts only when what a person sees agrees: the nearer object's lowest visible row
+    (where it meets the floor, unless something hides its foot) is lower in the picture."""
+    if a is None or b is None:
+        return None
+    s = sign(a["depth"] - b["depth"], margin)
+    if s and (b["box"][3] - a["box"][3]) * s < BASE_AGREE_PX:
+        return 0
+    return s

@@ -1,295 +1,531 @@
-"""depth_relationship: which object is nearest to (or farthest from) a camera, and how depth order changes.
+"""depth_relationship: depth orders read in several photos of one scene and combined.
 
-One table of 4-8 coloured primitives photographed by 2-4 perspective cameras around it. Two question kinds:
+Everyday objects (``families``: a kitchen table, a room, toys on a play mat, a yard, or plain shapes) stand on a
+surface photographed by 2-4 perspective cameras around it. Three question forms, each built so that every photo is
+needed:
 
-- ``extreme``: "Which object is nearest to / farthest from the camera that took Image k?" The options are
-  objects clearly visible in Image k; the apparently largest object is a preferred distractor (big things look
-  near), and so is the answer of the same question for another image.
-- ``change``: "Which object is nearer to the camera than the A in Image j, but farther from the camera than the A
-  in Image k?" Exactly one option satisfies both; every distractor clearly fails at least one, and distractors
-  that satisfy one of the two conditions are preferred.
+- ``named``: "Which object is nearer to the camera than the mug in Image 1, farther from the camera than the lamp in
+  Image 2 [and nearer to it than the vase in Image 3]?" One condition per photo; the options are objects, exactly
+  one meets every condition, and for each photo one distractor fails that photo's condition alone, so without that
+  photo two options stay possible.
+- ``premise``: "In Image 1, one object stands nearest to the camera. Which object is farther from the camera than
+  it in Image 2 [and nearer than it in Image 3 ...]?" The reference is not named: Image 1 says which it is (without
+  Image 1 another reference would make another option right), and each other photo adds one condition as above.
+- ``closest``: "In which photo is the camera nearest to (farthest from) the kettle?" The options are the photos;
+  a hidden photo could always be the nearest, so every photo is needed. The same object looks larger the nearer
+  the camera, so its apparent size (and where it stands on the surface) answers it.
 
-Depth is the distance of an object's centre along the view axis; every comparison the answer uses clears
-``margin`` world units. The verifier re-derives the answer from the rendered depth buffer: the median depth of
-each object's visible pixels (its segmentation mask), rejecting scenes whose measured gaps fall under half a
-margin or whose answer object is not visible.
+Depth is the median distance along the view axis of an object's visible pixels (the depth buffer); a comparison
+counts only when it clears ``depth_margin`` (half of it when measured) and the nearer object's lowest visible row
+is lower in the picture (what a person sees). ``closest`` compares one object's depth across photos by a ratio
+(``CLOSEST_RATIO``) and checks that its apparent size (square root of its pixel count) agrees.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from mirforge import LETTERS
 from mirforge.errors import Reject
 from mirforge.generators.spatial.multiview import (
+    CAMERA_DISTANCE,
+    FAMILIES,
+    GROUNDS,
+    PLACES,
     all_in_frame,
+    arrange,
     camera_ring,
     centres,
+    check_families,
     covered_fractions,
+    depth_sign,
+    everyday_objects,
+    everyday_radius,
+    left_to_right,
     measure_view,
-    near_to_far,
-    projected_box,
-    scatter_objects,
     sign,
-    table_radius,
 )
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
 from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
 MAX_VIEWS = 4
-MAX_COVERED = 0.3
+MAX_COVERED = 0.45  # objects the text relies on: at most this share of their projected box behind nearer objects
+FORMS = ("named", "premise", "closest")
+TAGS = ("X", "Y", "Z")  # what the question calls the references of two or more premise photos
+CLOSEST_RATIO = 0.12  # closest: the answer's distance differs from every other photo's by at least 12%
+SIZE_AGREE = 0.03  # closest: and its apparent size (sqrt of its pixels) by at least 3% the same way
+PLAN_TRIES = 12  # draws of photo roles per scene
+DISTRACTOR_SETS = 40  # distractor sets tried per answer
+PAIR_SHARE = 0.3  # scenes with two objects of one kind in two colours ("the red mug", "the blue mug")
 
 
 @dataclass
 class DepthRelationshipConfig(TaskConfig):
-    objects_per_level: tuple[int, ...] = per_level(4, 6, 8)
+    families: tuple[str, ...] = FAMILIES  # the scene families drawn from, equally often
+    family: str = ""  # one family only (empty: every family in ``families``)
+    objects_per_level: tuple[int, ...] = per_level(7, 8, 9)
     views_per_level: tuple[int, ...] = per_level(2, 3, 4)
-    depth_margin: tuple[float, ...] = per_level(0.7, 0.5, 0.35)  # world units (the table is about 4 across)
+    forms_per_level: tuple[str, ...] = per_level("named+premise", "named+premise", "premise+closest")
+    premises_per_level: tuple[int, ...] = per_level(1, 1, 2)  # premise form: photos that each define a reference
+    depth_margin: tuple[float, ...] = per_level(0.45, 0.35, 0.3)  # world units (the surface is about 5 across)
     min_visible_px: int = 150
+    max_tries: int = 60
 
     def validate(self) -> None:
         super().validate()
-        ensure(
-            all(self.n_options <= n <= 8 for n in self.objects_per_level),
-            "objects_per_level",
-            f"each count must be between n_options ({self.n_options}) and 8",
+        check_families(self.families, self.family)
+        ensure(self.n_options == 4, "n_options", "must be 4 (one distractor per photo's condition, and a spare)")
+        ensure(all(2 <= n <= MAX_VIEWS for n in self.views_per_level), "views_per_level", f"each 2 to {MAX_VIEWS}")
+        levels = zip(
+            self.forms_per_level, self.views_per_level, self.objects_per_level, self.premises_per_level, strict=True
         )
-        ensure(
-            all(1 <= n <= MAX_VIEWS for n in self.views_per_level),
-            "views_per_level",
-            f"each count must be 1 to {MAX_VIEWS}",
-        )
-        ensure(all(m > 0 for m in self.depth_margin), "depth_margin", "margins must be positive")
-        ensure(all(m < 2.0 for m in self.depth_margin), "depth_margin", "margins must be under 2.0 (the table size)")
+        for spec, views, n, k in levels:
+            forms = spec.split("+")
+            ensure(
+                all(f in FORMS for f in forms) and len(set(forms)) == len(forms),
+                "forms_per_level",
+                f"each level is question forms joined by '+' from {', '.join(FORMS)}; got {spec!r}",
+            )
+            if "named" in forms:
+                ensure(views <= self.n_options - 1, "forms_per_level", f"'named' needs 3 photos at most, not {views}")
+                ensure(
+                    n >= self.n_options + views,
+                    "objects_per_level",
+                    f"'named' with {views} photos needs {self.n_options + views} objects",
+                )
+            if "premise" in forms:
+                ensure(1 <= k < views, "premises_per_level", f"each 1 to one less than the photos ({views})")
+                ensure(k <= len(TAGS), "premises_per_level", f"{len(TAGS)} at most")
+                ensure(views - k <= self.n_options - 1, "premises_per_level", f"{views - k} conditions: 3 at most")
+                ensure(n >= self.n_options + k, "objects_per_level", f"'premise' needs {self.n_options + k} objects")
+            if "closest" in forms:
+                ensure(views == self.n_options, "forms_per_level", f"'closest' needs {self.n_options} photos")
+        ensure(all(n <= 9 for n in self.objects_per_level), "objects_per_level", "each count must be 9 at most")
+        ensure(all(0 < m < 2.0 for m in self.depth_margin), "depth_margin", "margins must be in (0, 2.0)")
         ensure(self.min_visible_px > 0, "min_visible_px", "must be positive")
+
+    def chosen(self) -> tuple[str, ...]:
+        return (self.family,) if self.family else self.families
 
 
 @dataclass(frozen=True)
 class Scene:
+    family: str
+    form: str
     objects: tuple[Object3D, ...]
     cameras: tuple[Camera, ...]
-    kind: str  # "extreme" or "change"
     margin: float
+    premises: int  # premise form: photos that each define a reference
 
 
 class DepthRelationship(Task):
     name = "depth_relationship"
     category = "spatial"
-    description = "Which object is nearest or farthest from a camera, and how depth order changes between views"
+    description = "Depth orders read in several photos of one scene and combined: each photo settles part of it"
     Config = DepthRelationshipConfig
+    variants = 2 * len(FAMILIES)  # question form and scene family of an index, balanced over every block
 
     def knobs(self, level: int) -> dict[str, Any]:
-        c = self.config
+        c, i = self.config, self.levels.index(level)
         return {
-            "n_objects": c.objects_per_level[level - 1],
-            "n_views": c.views_per_level[level - 1],
-            "depth_margin": c.depth_margin[level - 1],
+            "families": list(c.chosen()),
+            "forms": c.forms_per_level[i].split("+"),
+            "n_objects": c.objects_per_level[i],
+            "n_views": c.views_per_level[i],
+            "premises": c.premises_per_level[i],
+            "depth_margin": c.depth_margin[i],
         }
 
+    def scene_knobs(self, scene: Scene) -> dict[str, Any]:
+        return {"family": scene.family, "form": scene.form}
+
     # -- scene and question ---------------------------------------------------------------------------------
-    def sample(self, rng: np.random.Generator, level: int) -> Scene:
+    def sample(self, rng: np.random.Generator, level: int, variant: int | None = None) -> Scene:
         k = self.knobs(level)
-        radius = table_radius(k["n_objects"]) + 0.2  # sizes vary more than in location_relationship
-        objects = scatter_objects(rng, k["n_objects"], radius=radius, width=(0.35, 0.85), height=(0.3, 1.3))
-        cameras, _ = camera_ring(rng, k["n_views"], radius=radius)
+        v = int(rng.integers(self.variants)) if variant is None else variant
+        forms, families = k["forms"], k["families"]
+        form, family = forms[v % 2 % len(forms)], families[v // 2 % len(families)]
+        radius = everyday_radius(k["n_objects"])
+        pair = bool(rng.uniform() < PAIR_SHARE) and family != "shapes"
+        objects = arrange(rng, everyday_objects(rng, family, k["n_objects"], pair=pair), radius=radius)
+        cameras, _ = camera_ring(rng, k["n_views"], radius=radius, distance=CAMERA_DISTANCE)
         if not all_in_frame(objects, cameras, self.image_size):
             raise Reject("an object leaves the frame")
-        can_change = k["n_views"] >= 2 and k["n_objects"] > self.config.n_options
-        kind = "change" if can_change and rng.uniform() < 0.5 else "extreme"
-        return Scene(objects, cameras, kind, float(k["depth_margin"]))
+        order = [int(i) for i in rng.permutation(len(cameras))]  # image numbers say nothing of the ring
+        cameras = tuple(cameras[i] for i in order)
+        return Scene(
+            family, form, objects, cameras, float(k["depth_margin"]), k["premises"] if form == "premise" else 0
+        )
 
-    def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
-        size, n_opt = self.image_size, self.config.n_options
+    def ask(self, scene: Scene, rng: np.random.Generator, slot: int, variant: int | None = None) -> Question:
+        size = self.image_size
         names = [o.name for o in scene.objects]
-        n_views = len(scene.cameras)
         depth = np.array([centres(scene.objects, cam, size)[1] for cam in scene.cameras])
         clear = np.array(
             [[c <= MAX_COVERED for c in covered_fractions(scene.objects, cam, size)] for cam in scene.cameras]
         )
-        slots = ", ".join(["<image>"] * (n_views - 1)) + (" and <image>" if n_views > 1 else "<image>")
+        n_views = len(scene.cameras)
         lead = (
-            f"{slots} show the same objects on a table, each photographed from a different position. "
-            if n_views > 1
-            else "<image> shows some objects on a table. "
+            f"{_image_list(n_views)} show the same objects {PLACES[scene.family]}, each photographed from a "
+            "different position. "
         )
-        base = {"kind": scene.kind, "names": names, "margin": scene.margin, "min_px": self.config.min_visible_px}
-        if scene.kind == "extreme":
-            for v in rng.permutation(n_views):
-                v = int(v)
-                for which in ("nearest", "farthest") if rng.uniform() < 0.5 else ("farthest", "nearest"):
-                    order = np.argsort(depth[v]) if which == "nearest" else np.argsort(-depth[v])
-                    best, runner = int(order[0]), int(order[1])
-                    if abs(depth[v, best] - depth[v, runner]) < scene.margin or not clear[v, best]:
-                        continue
-                    pool = [i for i in range(len(names)) if i != best and clear[v, i]]
-                    if len(pool) < n_opt - 1:
-                        continue
-                    distractors = _extreme_distractors(scene, v, which, pool, depth, rng, size)[: n_opt - 1]
-                    distractors = [distractors[i] for i in rng.permutation(len(distractors))]
-                    chosen = place(best, distractors, slot)
-                    word = "nearest to" if which == "nearest" else "farthest from"
-                    text = lead + f"Which object is {word} the camera that took Image {v + 1}?"
-                    facts = {**base, "view": v, "which": which, "options": [names[i] for i in chosen]}
-                    return Question(text=text, options=[f"The {names[i]}" for i in chosen], answer=slot, facts=facts)
-            raise Reject("no view with a clear nearest or farthest object")
-        pairs = [(j, k) for j in range(n_views) for k in range(n_views) if j != k]
-        for p in rng.permutation(len(pairs)):
-            j, k = pairs[p]
-            for a in rng.permutation(len(names)):
-                a = int(a)
-                if not (clear[j, a] and clear[k, a]):
-                    continue
-                both = [i for i in range(len(names)) if i != a and clear[j, i] and clear[k, i]]
-                nj = {i: sign(depth[j, a] - depth[j, i], scene.margin) for i in both}  # +1: i nearer than a in j
-                fk = {i: sign(depth[k, i] - depth[k, a], scene.margin) for i in both}  # +1: i farther than a in k
-                good = [i for i in both if nj[i] == 1 and fk[i] == 1]
-                bad = [i for i in both if nj[i] == -1 or fk[i] == -1]
-                if len(good) != 1 or len(bad) < n_opt - 1:
-                    continue
-                half = [i for i in bad if nj[i] == 1 or fk[i] == 1]  # plausible: one condition holds
-                rest = [i for i in bad if i not in half]
-                ranked = [half[i] for i in rng.permutation(len(half))] + [rest[i] for i in rng.permutation(len(rest))]
-                picked = ranked[: n_opt - 1]
-                chosen = place(good[0], [picked[i] for i in rng.permutation(len(picked))], slot)
-                A = names[a]
-                text = lead + (
-                    f"Which object is nearer to the camera than the {A} in Image {j + 1}, "
-                    f"but farther from the camera than the {A} in Image {k + 1}?"
+        base = {"form": scene.form, "names": names, "margin": scene.margin, "min_px": self.config.min_visible_px}
+        if scene.form == "closest":
+            return _ask_closest(scene, depth, clear, names, lead, base, slot, rng)
+        plan = _plan_order(scene, depth, clear, rng)
+        if plan is None:
+            raise Reject("no conditions that need every photo")
+        chosen = place(plan["answer"], plan["distractors"], slot)
+        premises = [
+            {"image": v, "extreme": e, "ref": names[x], "tag": TAGS[k] if len(plan["premises"]) > 1 else None}
+            for k, (v, e, x) in enumerate(plan["premises"])
+        ]
+        conds = [{"image": v, "ref": names[r], "dir": d, "premise": u} for v, r, d, u in plan["conditions"]]
+        text = lead
+        if len(premises) == 1:
+            p = premises[0]
+            text += f"In Image {p['image'] + 1}, one object stands {_extreme_text(p['extreme'])} the camera. "
+        elif premises:
+            text += (
+                "Call "
+                + _join(
+                    [
+                        f"{p['tag']} the object {_extreme_text(p['extreme'])} the camera in Image {p['image'] + 1}"
+                        for p in premises
+                    ]
                 )
-                facts = {**base, "a": A, "first": int(j), "second": int(k), "options": [names[i] for i in chosen]}
-                return Question(text=text, options=[f"The {names[i]}" for i in chosen], answer=slot, facts=facts)
-        raise Reject("no object whose depth order changes clearly between two views")
+                + ". "
+            )
+        said = []
+        for c in conds:
+            ref = f"the {c['ref']}" if c["premise"] is None else premises[c["premise"]]["tag"] or "that object"
+            said.append(f"{_dir_text(c['dir'])} the camera than {ref} in Image {c['image'] + 1}")
+        ask = "Which object is " + _join(said)
+        facts = {**base, "conditions": conds, "premises": premises, "options": [names[i] for i in chosen]}
+        return Question(text=text + ask + "?", options=[f"The {names[i]}" for i in chosen], answer=slot, facts=facts)
 
     # -- rendering and verification ----------------------------------------------------------------------------
     def render(self, scene: Scene, question: Question) -> Rendered:
         from mirforge.render.gl import renderer
 
-        views = renderer(self.image_size).views(Scene3D(scene.objects), list(scene.cameras))
-        names = [o.name for o in scene.objects]
+        order = question.facts.get("order", list(range(len(scene.cameras))))
+        cameras = [scene.cameras[c] for c in order]
+        world = Scene3D(scene.objects, ground_color=GROUNDS[scene.family])
+        views = renderer(self.image_size).views(world, cameras)
+        names = question.facts["names"]
         per_view = [measure_view(v, names, self.config.min_visible_px) for v in views]
-        regions = [
-            Region(image, name, facts["box"]) for image, seen in enumerate(per_view) for name, facts in seen.items()
-        ]
+        regions = [Region(i, name, seen["box"]) for i, m in enumerate(per_view) for name, seen in m.items()]
         return Rendered(images=[v.rgb for v in views], measured={"views": per_view}, regions=regions)
 
     def verify(self, question: Question, rendered: Rendered) -> int:
         f, seen = question.facts, rendered.measured["views"]
-        half = f["margin"] / 2
-        if f["kind"] == "extreme":
-            m = seen[f["view"]]
-            if any(n not in m for n in f["options"]):
-                raise Reject("an option object is hidden in the asked view")
-            order = near_to_far(m)
-            if f["which"] == "farthest":
-                order = order[::-1]
-            if len(order) < 2 or abs(m[order[0]]["depth"] - m[order[1]]["depth"]) < half:
-                raise Reject("the nearest/farthest object is a near-tie")
-            if order[0] not in f["options"]:
-                raise Reject("the measured extreme object is not an option")
-            return f["options"].index(order[0])
-        mj, mk, A = seen[f["first"]], seen[f["second"]], f["a"]
-        matches = []
-        for idx, name in enumerate(f["options"]):
-            if name not in mj or name not in mk or A not in mj or A not in mk:
-                raise Reject("an option object is hidden in a compared view")
-            nearer = sign(mj[A]["depth"] - mj[name]["depth"], half)
-            farther = sign(mk[name]["depth"] - mk[A]["depth"], half)
-            if nearer == 1 and farther == 1:
-                matches.append(idx)
-            elif nearer != -1 and farther != -1:
-                raise Reject("an option is too close to a tie to rule out")
-        if len(matches) != 1:
-            raise Reject(f"{len(matches)} options change depth order as described")
-        return matches[0]
+        for p in f.get("premises", []):
+            if _measured_extreme(seen[p["image"]], p["extreme"], f["margin"]) != p["ref"]:
+                raise Reject("a premise image does not show one object clearly nearest (farthest)")
+        fits = self.consistent(question, rendered, frozenset())
+        if len(fits) != 1:
+            raise Reject(f"{len(fits)} options fit the measured photos")
+        return next(iter(fits))
+
+    def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int]:
+        """Options the shown photos leave possible. A hidden photo's condition could go either way; a hidden
+        premise photo could make any object the reference; a hidden photo in ``closest`` could be the nearest."""
+        f, seen = question.facts, rendered.measured["views"]
+        shown = [None if i in hidden else m for i, m in enumerate(seen)]
+        if f["form"] == "closest":
+            return _closest_consistent(shown, f)
+        choices = []
+        for p in f["premises"]:
+            known = _measured_extreme(shown[p["image"]], p["extreme"], f["margin"])
+            choices.append([known] if known else list(f["names"]))
+        out = set()
+        for refs in itertools.product(*choices):
+            for i, o in enumerate(f["options"]):
+                if o in refs:
+                    continue
+                if all(
+                    _may_hold(
+                        shown[c["image"]],
+                        o,
+                        c["ref"] if c["premise"] is None else refs[c["premise"]],
+                        c["dir"],
+                        f["margin"],
+                    )
+                    for c in f["conditions"]
+                ):
+                    out.add(i)
+        return out
 
     # -- reasoning steps ------------------------------------------------------------------------------------
     def step_facts(self, scene: Scene, question: Question, rendered: Rendered) -> dict[str, Any]:
         f, seen = question.facts, rendered.measured["views"]
-        images = []
-        for v, m in enumerate(seen):
-            order = near_to_far(m)
-            biggest = max(m, key=lambda n: (m[n]["px"], n)) if m else None
-            images.append(
-                {
-                    "image": v + 1,
-                    "order": [{"name": n, "depth": f"{m[n]['depth']:.2f}", "box": m[n]["box"]} for n in order],
-                    "hidden": [n for n in f["names"] if n not in m],
-                    "biggest": biggest,
-                }
-            )
-        out: dict[str, Any] = {"kind": f["kind"], "n_views": len(seen), "images": images}
-        if f["kind"] == "extreme":
-            m = seen[f["view"]]
-            opts = [
-                {"letter": LETTERS[i], "name": n, "depth": f"{m[n]['depth']:.2f}", "box": m[n]["box"]}
-                for i, n in enumerate(f["options"])
-            ]
-            answer_name = f["options"][question.answer]
-            out.update(
-                view=f["view"] + 1,
-                which=f["which"],
-                word="nearest to" if f["which"] == "nearest" else "farthest from",
-                options_seen=opts,
-                correct=opts[question.answer],
-                biggest_trap=images[f["view"]]["biggest"] != answer_name and f["which"] == "nearest",
-                biggest=images[f["view"]]["biggest"],
-            )
+        images = [
+            {
+                "image": v + 1,
+                "order": [{"name": n, "box": m[n]["box"]} for n in left_to_right(m)],
+                "hidden": [n for n in f["names"] if n not in m],
+            }
+            for v, m in enumerate(seen)
+        ]
+        out: dict[str, Any] = {"form": f["form"], "n_views": len(seen), "place": PLACES[scene.family], "images": images}
+        if f["form"] == "closest":
+            x = f["object"]
+            photos = [{"image": v + 1, "box": m[x]["box"], "area": m[x]["px"]} for v, m in enumerate(seen)]
+            ranked = sorted(photos, key=lambda p: p["area"], reverse=True)
+            out.update(object=x, which=f["which"], word=_extreme_text(f["which"]), photos=photos, ranked=ranked)
+            out["correct"] = photos[question.answer]
             return out
-        mj, mk, A = seen[f["first"]], seen[f["second"]], f["a"]
-        opts = []
-        words = {1: "nearer than", -1: "farther than", 0: "about as far as"}
-        for i, n in enumerate(f["options"]):
-            nearer = words[sign(mj[A]["depth"] - mj[n]["depth"], f["margin"] / 2)]
-            farther = words[sign(mk[A]["depth"] - mk[n]["depth"], f["margin"] / 2)]
-            opts.append(
+        premises = []
+        for p in f["premises"]:
+            m, ref = seen[p["image"]], p["ref"]
+            lowest = p["extreme"] == "nearest"  # the nearest object's foot is the lowest in the picture
+            others = sorted((n for n in m if n != ref), key=lambda n: m[n]["box"][3], reverse=lowest)
+            premises.append(
                 {
-                    "letter": LETTERS[i],
-                    "name": n,
-                    "depth_first": f"{mj[n]['depth']:.2f}",
-                    "depth_second": f"{mk[n]['depth']:.2f}",
-                    "box_first": mj[n]["box"],
-                    "box_second": mk[n]["box"],
-                    "nearer_first": nearer,
-                    "farther_second": farther,
+                    "image": p["image"] + 1,
+                    "word": _extreme_text(p["extreme"]),
+                    "lowest": lowest,
+                    "tag": p["tag"],
+                    "ref": ref,
+                    "box": m[ref]["box"],
+                    "base": m[ref]["box"][3],
+                    "runner": others[0],
+                    "runner_base": m[others[0]]["box"][3],
                 }
             )
+        conds = []
+        for c in f["conditions"]:
+            m = seen[c["image"]]
+            ref = c["ref"]
+            want = -1 if c["dir"] == "nearer" else 1
+            signs = {o: depth_sign(m.get(o), m[ref], f["margin"] / 2) for o in f["options"]}
+            rows = [{"name": o, "base": m[o]["box"][3], "sign": signs[o]} for o in f["options"] if o in m]
+            conds.append(
+                {
+                    "image": c["image"] + 1,
+                    "ref": ref,
+                    "said": f["premises"][c["premise"]]["tag"] or "that object" if c["premise"] is not None else None,
+                    "ref_box": m[ref]["box"],
+                    "ref_base": m[ref]["box"][3],
+                    "dir": _dir_text(c["dir"]),
+                    "lower": c["dir"] == "nearer",
+                    "holding": [r for r in rows if r["sign"] == want],
+                    "failing": [r for r in rows if r["sign"] == -want],
+                    "close": [r for r in rows if not r["sign"]],  # too close to call: never the answer's reason
+                    "hidden": [o for o in f["options"] if o not in m],
+                }
+            )
+        answer = f["options"][question.answer]
         out.update(
-            a=A,
-            first=f["first"] + 1,
-            second=f["second"] + 1,
-            a_first={"depth": f"{mj[A]['depth']:.2f}", "box": mj[A]["box"]},
-            a_second={"depth": f"{mk[A]['depth']:.2f}", "box": mk[A]["box"]},
-            options_seen=opts,
-            correct=opts[question.answer],
+            premises=premises,
+            conditions=conds,
+            options=f["options"],
+            answer_name=answer,
+            option_boxes=[
+                {
+                    "name": o,
+                    "boxes": [
+                        {"image": c["image"] + 1, "box": seen[c["image"]][o]["box"]}
+                        for c in f["conditions"]
+                        if o in seen[c["image"]]
+                    ],
+                }
+                for o in f["options"]
+            ],
         )
         return out
 
 
-def _extreme_distractors(
-    scene: Scene,
-    v: int,
-    which: str,
-    pool: list[int],
+# -- question plans on the scene side -----------------------------------------------------------------------------
+def _plan_order(scene: Scene, depth: np.ndarray, clear: np.ndarray, rng: np.random.Generator) -> dict[str, Any] | None:
+    """Premise photos (each makes its nearest or farthest object a reference), one condition per other photo with a
+    reference (a premise's object, or a named one), an answer meeting every condition, and for each condition photo
+    a distractor that fails that photo's condition alone: in that photo the reference stands between it and every
+    other option. So every condition photo is needed; a premise photo is needed when another object in place of its
+    reference would let a distractor through (``_premise_needed``)."""
+    n_views, n_obj = depth.shape
+    margin = scene.margin
+
+    def s(v: int, a: int, b: int) -> int:  # +1: a farther than b in view v
+        return sign(depth[v, a] - depth[v, b], margin)
+
+    for _ in range(PLAN_TRIES):
+        views = [int(v) for v in rng.permutation(n_views)]
+        premises = []
+        for p in views[: scene.premises]:
+            extreme = ("nearest", "farthest")[int(rng.integers(2))]
+            ranked = sorted(range(n_obj), key=lambda i: depth[p, i] if extreme == "nearest" else -depth[p, i])
+            if abs(depth[p, ranked[0]] - depth[p, ranked[1]]) >= margin and clear[p, ranked[0]]:
+                premises.append((p, extreme, ranked[0]))
+        xs = [x for _, _, x in premises]
+        if len(premises) < scene.premises or len(set(xs)) < len(xs):
+            continue
+        views = views[scene.premises :]
+        c = len(views)
+        uses: list[int | None] = [None] * c
+        if premises:  # every premise's object is the reference of one condition or more
+            order = [int(k) for k in rng.permutation(c)]
+            for k, slot in enumerate(order):
+                uses[slot] = k if k < len(premises) else (int(rng.integers(len(premises))) if rng.integers(2) else None)
+        if not all(clear[v, xs[u]] for v, u in zip(views, uses, strict=True) if u is not None):
+            continue
+        pool = [i for i in range(n_obj) if i not in xs and all(clear[v, i] for v in views)]
+        for a in [pool[int(k)] for k in rng.permutation(len(pool))]:
+            rest = [i for i in pool if i != a]
+            sets = list(itertools.permutations(rest, c))
+            for ds in [sets[int(k)] for k in rng.permutation(len(sets))[:DISTRACTOR_SETS]]:
+                refs = []
+                for k, v in enumerate(views):
+                    if uses[k] is not None:
+                        cands = [xs[uses[k]]]
+                    else:
+                        cands = [r for r in range(n_obj) if r not in (a, *xs, *ds) and clear[v, r]]
+                    ok = [
+                        r
+                        for r in cands
+                        if s(v, a, r) != 0
+                        and s(v, ds[k], r) == -s(v, a, r)
+                        and all(s(v, ds[j], r) == s(v, a, r) for j in range(c) if j != k)
+                    ]
+                    if not ok:
+                        break
+                    refs.append(ok[int(rng.integers(len(ok)))])
+                else:
+                    want = [s(v, a, r) for v, r in zip(views, refs, strict=True)]
+                    spare = [
+                        i
+                        for i in rest
+                        if i not in ds
+                        and i not in refs
+                        and any(s(v, i, r) == -w for v, r, w in zip(views, refs, want, strict=True))
+                    ]
+                    picked = list(ds) + [spare[int(k)] for k in rng.permutation(len(spare))][: 3 - c]
+                    if len(picked) < 3:
+                        continue
+                    dirs = ["nearer" if w < 0 else "farther" for w in want]
+                    conds = list(zip(views, refs, dirs, uses, strict=True))
+                    if not all(_premise_needed(depth, conds, picked, xs, k, margin) for k in range(len(premises))):
+                        continue
+                    picked = [picked[int(k)] for k in rng.permutation(3)]
+                    return {"premises": premises, "conditions": conds, "answer": a, "distractors": picked}
+    return None
+
+
+def _premise_needed(
     depth: np.ndarray,
+    conds: list[tuple[int, int, str, int | None]],
+    options: list[int],
+    xs: list[int],
+    k: int,
+    margin: float,
+) -> bool:
+    """Whether another object in place of premise ``k``'s reference would let a distractor meet every condition."""
+    for other in range(depth.shape[1]):
+        if other == xs[k]:
+            continue
+        for o in options:
+            if o == other:
+                continue
+            if all(
+                sign(depth[v, o] - depth[v, other if u == k else r], margin) == (-1 if d == "nearer" else 1)
+                for v, r, d, u in conds
+            ):
+                return True
+    return False
+
+
+def _ask_closest(
+    scene: Scene,
+    depth: np.ndarray,
+    clear: np.ndarray,
+    names: list[str],
+    lead: str,
+    base: dict[str, Any],
+    slot: int,
     rng: np.random.Generator,
-    size: int,
-) -> list[int]:
-    """Distractors for the nearest/farthest question, best first: the apparently largest object and the answers
-    for the other images (both tempting), then the rest in random order. The caller shuffles the ones it keeps."""
-    cam = scene.cameras[v]
-    area = {}
-    for i in pool:
-        x0, y0, x1, y1 = projected_box(scene.objects[i], cam, size)
-        area[i] = (x1 - x0) * (y1 - y0)
-    tempting = []
-    biggest = max(pool, key=lambda i: (area[i], i))
-    tempting.append(biggest)
-    for w in range(len(scene.cameras)):
-        other = int(np.argmin(depth[w]) if which == "nearest" else np.argmax(depth[w]))
-        if w != v and other in pool and other not in tempting:
-            tempting.append(other)
-    rest = [i for i in pool if i not in tempting]
-    return tempting + [rest[i] for i in rng.permutation(len(rest))]
+) -> Question:
+    """In which photo is the camera nearest to (farthest from) one object? The photos are renumbered so that the
+    answer's is at ``slot``."""
+    n_views = depth.shape[0]
+    for x in [int(i) for i in rng.permutation(depth.shape[1])]:
+        if not clear[:, x].all():
+            continue
+        for which in [("nearest", "farthest")[int(i)] for i in rng.permutation(2)]:
+            d = depth[:, x] if which == "nearest" else -depth[:, x]
+            ranked = np.argsort(d)
+            best, runner = abs(depth[ranked[0], x]), abs(depth[ranked[1], x])
+            ratio = best / runner if which == "nearest" else runner / best
+            if ratio > 1 - CLOSEST_RATIO:
+                continue
+            others = [int(v) for v in ranked[1:]]
+            others = [others[int(i)] for i in rng.permutation(len(others))]
+            order = place(int(ranked[0]), others, slot)
+            text = lead + f"In which photo is the camera {_extreme_text(which)} the {names[x]}?"
+            facts = {**base, "object": names[x], "which": which, "order": order}
+            return Question(text=text, options=[f"Image {i + 1}" for i in range(n_views)], answer=slot, facts=facts)
+    raise Reject("no object whose distance from the cameras singles out one photo")
+
+
+# -- measurement side ---------------------------------------------------------------------------------------------
+def _measured_extreme(m: dict[str, Any] | None, extreme: str, margin: float) -> str | None:
+    """The object a shown photo makes clearly nearest (farthest) to its camera; None when hidden or too close."""
+    if m is None or len(m) < 2:
+        return None
+    want = -1 if extreme == "nearest" else 1
+    for name in m:
+        if all(depth_sign(m[name], m[o], margin / 2) == want for o in m if o != name):
+            return name
+    return None
+
+
+def _may_hold(m: dict[str, Any] | None, o: str, ref: str, direction: str, margin: float) -> bool:
+    """Whether "``o`` is nearer to (farther from) the camera than ``ref``" may hold given a photo (None: hidden)."""
+    if m is None:
+        return True
+    s = depth_sign(m.get(o), m.get(ref), margin / 2)
+    return not s or s == (-1 if direction == "nearer" else 1)
+
+
+def _closest_consistent(shown: list[dict[str, Any] | None], f: dict[str, Any]) -> set[int]:
+    """A hidden photo could be the nearest; a shown one stays possible unless another shown photo beats it clearly
+    in distance (by half the ratio) with the apparent size agreeing."""
+    x, nearest = f["object"], f["which"] == "nearest"
+    out = {i for i, m in enumerate(shown) if m is None or x not in m}
+    seen = {i: m[x] for i, m in enumerate(shown) if m is not None and x in m}
+    for i, a in seen.items():
+        beaten = False
+        for j, b in seen.items():
+            if i == j:
+                continue
+            closer, other = (b, a) if nearest else (a, b)  # j beats i when ``closer`` is clearly the nearer
+            if closer["depth"] <= (1 - CLOSEST_RATIO / 2) * other["depth"] and np.sqrt(closer["px"]) >= (
+                1 + SIZE_AGREE
+            ) * np.sqrt(other["px"]):
+                beaten = True
+                break
+        if not beaten:
+            out.add(i)
+    return out
+
+
+# -- words --------------------------------------------------------------------------------------------------------
+def _image_list(n: int) -> str:
+    slots = ["<image>"] * n
+    return ", ".join(slots[:-1]) + " and " + slots[-1] if n > 1 else slots[0]
+
+
+def _extreme_text(extreme: str) -> str:
+    return "nearest to" if extreme == "nearest" else "farthest from"
+
+
+def _dir_text(direction: str) -> str:
+    return "nearer to" if direction == "nearer" else "farther from"
+
+
+def _join(parts: list[str]) -> str:
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + " and " + parts[-1]

@@ -1,24 +1,33 @@
-"""location_relationship: where is one object relative to another, seen from the camera of another image?
+"""location_relationship: where is one of several identical objects, seen from another camera?
 
-One table of 4-8 coloured primitives photographed by 2-6 perspective cameras around it. Two question kinds:
+Everyday objects (``families``: a kitchen table, a room, toys on a play mat, a yard, or plain shapes) stand on a
+surface photographed by perspective cameras around it. Two or three of the objects are identical (the same mug
+twice), so a name alone does not say which is meant. The premise images say it: in Image p the mug meant is the
+one on the left (two twins), or it is neither the one nearest to the camera in Image p nor the one farthest to the
+right in Image p' (three twins). Finding it in another image means matching it through the other objects, because
+the twins look alike. Two question kinds:
 
-- ``relation``: "In Image j the A appears to the left of the B. Seen from the camera of Image k, where is the A
-  relative to the B?" The options are the four combinations of left/right and nearer/farther (from the camera);
-  the relation seen in Image j is a trap whenever it differs from Image k's. Whether Image k keeps or reverses
-  Image j's left/right is a fair coin (a scene that cannot give the drawn case is rejected), and the images are
-  numbered in a random order around the table, so neither the premise, the number of images nor the image
-  numbers hint at the answer's left/right.
-- ``view_match``: "In which image is the A to the left of the B and farther from the camera than it?" The options
-  are images; exactly one of all the views shows that relation, every other view contradicts it with a margin.
+- ``relation``: "Seen from the camera of Image q, where is that mug relative to the lamp?" Options: the four
+  combinations of left/right and nearer/farther, or, with two asked images, of one relation in each ("left of the
+  lamp in Image 3; farther than it in Image 4"). The options are always all four combinations.
+- ``view_match``: "In which of Images 2 to 5 does that mug appear to the left of the lamp and nearer to the camera
+  than it?" The candidate images are option images; exactly one shows the relation for the mug meant, every other
+  contradicts it.
 
-Left/right is the horizontal offset of the object centres in the image (at least ``lateral margin`` pixels);
-nearer/farther is the difference of their depths along the view axis (at least ``margin`` world units). The
-verifier re-derives both from the rendered segmentation mask (centroids of the visible pixels) and depth buffer
-(median depth of the visible pixels) and rejects a scene whose measured offsets come within half a margin of a tie.
+Every image is needed (``consistent``): without a premise image the mug meant could be another twin, and the scene
+is drawn so that another twin gives another answer (another combination, another image); without an asked image
+that relation is unknown. So neither one image nor the candidate images alone decide.
+
+Left/right is the horizontal offset of the object centres in the picture (at least ``lateral_margin_px``);
+nearer/farther the difference of their depths along the view axis (at least ``depth_margin``), counted only when
+the nearer object's lowest visible row is also lower in the picture (what a person sees). The verifier re-derives
+everything from the segmentation masks (centroids and boxes) and the depth buffer (median depth of the visible
+pixels), with near-ties (under half a margin) left open.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,57 +36,86 @@ import numpy as np
 from mirforge import LETTERS
 from mirforge.errors import Reject
 from mirforge.generators.spatial.multiview import (
+    CAMERA_DISTANCE,
+    FAMILIES,
+    GROUNDS,
+    PLACES,
     all_in_frame,
+    arrange,
     camera_ring,
     centres,
+    check_families,
     covered_fractions,
+    depth_sign,
+    everyday_objects,
+    everyday_radius,
+    lateral_sign,
     left_to_right,
     measure_view,
-    scatter_objects,
     sign,
-    table_radius,
 )
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
 from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
 MAX_VIEWS = 6
-MAX_COVERED = 0.3  # referred objects: at most this share of their projected box behind nearer objects
-COMBOS = (("left", "nearer"), ("left", "farther"), ("right", "nearer"), ("right", "farther"))
+MAX_COVERED = 0.45  # objects the text relies on: at most this share of their projected box behind nearer objects
+KINDS = ("relation", "view_match")
+CUES = ("left", "right", "nearer", "farther")
+N_WORDS = {2: "two", 3: "three"}
 
 
 @dataclass
 class LocationRelationshipConfig(TaskConfig):
-    objects_per_level: tuple[int, ...] = per_level(4, 6, 8)
-    views_per_level: tuple[int, ...] = per_level(2, 4, 6)
+    families: tuple[str, ...] = FAMILIES  # the scene families drawn from, equally often
+    family: str = ""  # one family only (empty: every family in ``families``)
+    objects_per_level: tuple[int, ...] = per_level(6, 6, 8)  # all objects, the identical ones included
+    twins_per_level: tuple[int, ...] = per_level(2, 2, 3)  # identical objects: one premise image per twin but one
+    asked_per_level: tuple[int, ...] = per_level(1, 2, 2)  # relation questions: images asked about
+    kinds_per_level: tuple[str, ...] = per_level("relation", "relation+view_match", "relation+view_match")
     lateral_margin_px: tuple[int, ...] = per_level(50, 36, 26)  # horizontal offset of the centres, pixels
-    depth_margin: tuple[float, ...] = per_level(0.7, 0.5, 0.35)  # depth difference, world units
+    depth_margin: tuple[float, ...] = per_level(0.6, 0.45, 0.35)  # depth difference, world units
     min_visible_px: int = 150
-    # a relation scene must be able to keep and to reverse the left/right (see _pick_relation): with two cameras
-    # (level 1) about 3 draws in 4 cannot, and a draw costs only geometry until one is kept
     max_tries: int = 80
 
     def validate(self) -> None:
         super().validate()
-        ensure(self.n_options <= 4, "n_options", "at most 4: there are four left/right x nearer/farther answers")
-        ensure(all(3 <= n <= 8 for n in self.objects_per_level), "objects_per_level", "each count must be 3 to 8")
-        ensure(
-            all(2 <= n <= MAX_VIEWS for n in self.views_per_level),
-            "views_per_level",
-            f"each count must be 2 to {MAX_VIEWS} (more cameras crowd the ring around one table)",
-        )
-        ensure(all(m > 0 for m in self.lateral_margin_px), "lateral_margin_px", "margins must be positive")
-        ensure(all(m < 150 for m in self.lateral_margin_px), "lateral_margin_px", "margins must be under 150 px")
-        ensure(all(m > 0 for m in self.depth_margin), "depth_margin", "margins must be positive")
-        ensure(all(m < 2.5 for m in self.depth_margin), "depth_margin", "margins must be under 2.5 (the table size)")
+        check_families(self.families, self.family)
+        ensure(self.n_options == 4, "n_options", "must be 4 (two relations, two ways each; or four candidate images)")
+        ensure(all(2 <= m <= 3 for m in self.twins_per_level), "twins_per_level", "each count must be 2 or 3")
+        ensure(all(1 <= a <= 2 for a in self.asked_per_level), "asked_per_level", "each count must be 1 or 2")
+        for n, m in zip(self.objects_per_level, self.twins_per_level, strict=True):
+            ensure(
+                m + 2 <= n <= 9,
+                "objects_per_level",
+                f"each count must be 9 at most and leave room for {m} twins and two other objects",
+            )
+        for spec, m, a in zip(self.kinds_per_level, self.twins_per_level, self.asked_per_level, strict=True):
+            kinds = spec.split("+")
+            ensure(
+                all(k in KINDS for k in kinds) and len(set(kinds)) == len(kinds),
+                "kinds_per_level",
+                f"each level is question kinds joined by '+' from {', '.join(KINDS)}; got {spec!r}",
+            )
+            views = max((m - 1 + a) if k == "relation" else (m - 1 + self.n_options) for k in kinds)
+            ensure(
+                views <= MAX_VIEWS, "kinds_per_level", f"{spec!r} with {m} twins needs {views} views, over {MAX_VIEWS}"
+            )
+        ensure(all(0 < m < 150 for m in self.lateral_margin_px), "lateral_margin_px", "margins must be 1 to 149 px")
+        ensure(all(0 < m < 2.5 for m in self.depth_margin), "depth_margin", "margins must be in (0, 2.5)")
         ensure(self.min_visible_px > 0, "min_visible_px", "must be positive")
+
+    def chosen(self) -> tuple[str, ...]:
+        return (self.family,) if self.family else self.families
 
 
 @dataclass(frozen=True)
 class Scene:
-    objects: tuple[Object3D, ...]
-    cameras: tuple[Camera, ...]
-    azimuths: tuple[float, ...]
+    family: str
     kind: str  # "relation" or "view_match"
+    objects: tuple[Object3D, ...]  # the twins first
+    twins: int
+    asked: int  # relation: images asked about
+    cameras: tuple[Camera, ...]  # in no particular order; ask() numbers them
     margin_px: float
     margin_depth: float
 
@@ -85,179 +123,266 @@ class Scene:
 class LocationRelationship(Task):
     name = "location_relationship"
     category = "spatial"
-    description = "Left/right and nearer/farther relations of objects across several views of one scene"
+    description = (
+        "Where one of several identical objects stands, seen from another camera than the one that tells which"
+    )
     Config = LocationRelationshipConfig
-    variants = 2  # relation questions: the premise's left/right kept (0) or reversed (1) in the asked view
+    # per index, balanced over every block: the question kind, whether the premise cue read (wrongly) in the asked
+    # image picks the twin meant (see _naive), and the scene family
+    variants = 4 * len(FAMILIES)
 
     def knobs(self, level: int) -> dict[str, Any]:
-        c = self.config
+        c, i = self.config, self.levels.index(level)
         return {
-            "n_objects": c.objects_per_level[level - 1],
-            "n_views": c.views_per_level[level - 1],
-            "lateral_margin_px": c.lateral_margin_px[level - 1],
-            "depth_margin": c.depth_margin[level - 1],
+            "families": list(c.chosen()),
+            "kinds": c.kinds_per_level[i].split("+"),
+            "n_objects": c.objects_per_level[i],
+            "twins": c.twins_per_level[i],
+            "asked_views": c.asked_per_level[i],
+            "lateral_margin_px": c.lateral_margin_px[i],
+            "depth_margin": c.depth_margin[i],
         }
 
+    def scene_knobs(self, scene: Scene) -> dict[str, Any]:
+        return {"family": scene.family, "kind": scene.kind, "n_views": len(scene.cameras)}
+
     # -- scene and question ---------------------------------------------------------------------------------
-    def sample(self, rng: np.random.Generator, level: int) -> Scene:
+    def sample(self, rng: np.random.Generator, level: int, variant: int | None = None) -> Scene:
         k = self.knobs(level)
-        radius = table_radius(k["n_objects"])
-        objects = scatter_objects(rng, k["n_objects"], radius=radius)
-        cameras, azimuths = camera_ring(rng, k["n_views"], radius=radius)
-        order = [int(i) for i in rng.permutation(len(cameras))]  # image numbers say nothing of neighbours on the ring
-        cameras, azimuths = tuple(cameras[i] for i in order), tuple(azimuths[i] for i in order)
+        v = int(rng.integers(self.variants)) if variant is None else variant
+        kinds, families = k["kinds"], k["families"]
+        kind, family = kinds[v % 2 % len(kinds)], families[v // 4 % len(families)]
+        m = k["twins"]
+        radius = everyday_radius(k["n_objects"])
+        objects = arrange(rng, everyday_objects(rng, family, k["n_objects"], twins=m), radius=radius)
+        n_views = m - 1 + (k["asked_views"] if kind == "relation" else self.config.n_options)
+        cameras, _ = camera_ring(rng, n_views, radius=radius, distance=CAMERA_DISTANCE)
         if not all_in_frame(objects, cameras, self.image_size):
             raise Reject("an object leaves the frame")
-        kinds = ["relation", "view_match"] if k["n_views"] >= self.config.n_options else ["relation"]
-        kind = kinds[int(rng.integers(len(kinds)))]
-        return Scene(objects, cameras, azimuths, kind, float(k["lateral_margin_px"]), float(k["depth_margin"]))
+        margins = float(k["lateral_margin_px"]), float(k["depth_margin"])
+        return Scene(family, kind, objects, m, k["asked_views"], cameras, *margins)
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int, variant: int | None = None) -> Question:
         geo = _geometry(scene, self.image_size)
+        labels = _labels(scene)
         names = [o.name for o in scene.objects]
-        n_views = len(scene.cameras)
-        slots = _image_list(n_views)
+        kept = bool(rng.integers(2)) if variant is None else variant // 2 % 2 == 1
+        plan = _plan(geo, scene, rng, slot, kept)
+        twin = names[0]
+        L = names[plan["landmark"]]
+        n_views = len(plan["order"])
+        image = {cam: i for i, cam in enumerate(plan["order"])}  # camera -> image index
+        premise = [{"image": image[p], "cue": cue, "twin": labels[t]} for p, cue, t in plan["premise"]]
         base = {
             "kind": scene.kind,
+            "family": scene.family,
+            "labels": labels,
             "names": names,
+            "twin": twin,
+            "twins": [labels[t] for t in range(scene.twins)],
+            "referent": labels[plan["referent"]],
+            "landmark": L,
+            "premise": premise,
+            "order": plan["order"],
             "margin_px": scene.margin_px,
             "margin_depth": scene.margin_depth,
             "min_px": self.config.min_visible_px,
         }
-        if scene.kind == "relation":
-            flip = bool(rng.uniform() < 0.5) if variant is None else variant == 1
-            a, b, k, j = _pick_relation(geo, rng, flip)
-            combo = geo.combo(a, b, k)
-            anchor_lr = geo.combo(a, b, j)[0]
-            kept = _relation_distractors(combo, self.config.n_options, rng)
-            combos = place(combo, kept, slot)
-            A, B = names[a], names[b]
-            text = (
-                f"{slots} show the same objects on a table, each photographed from a different position. "
-                f"In Image {j + 1}, the {A} appears to the {anchor_lr} of the {B}. "
-                f"Seen from the camera that took Image {k + 1}, where is the {A} relative to the {B}?"
-            )
-            options = [_combo_text(c, B) for c in combos]
-            facts = {**base, "a": A, "b": B, "view": k, "anchor": j, "anchor_lr": anchor_lr, "combos": combos}
-            return Question(text=text, options=options, answer=slot, facts=facts)
-        views = sorted(int(v) for v in rng.choice(n_views, size=self.config.n_options, replace=False))
-        target = views[slot]
-        a, b = _pick_view_match(geo, target, rng)
-        lr, nf = geo.combo(a, b, target)
-        A, B = names[a], names[b]
-        text = (
-            f"{slots} show the same objects on a table, each photographed from a different position. "
-            f"In which image does the {A} appear to the {lr} of the {B} and {_nf_text(nf)} the camera than the {B}?"
+        lead = (
+            f"{_image_list(n_views)} show the same objects {PLACES[scene.family]}, each photographed from a different "
+            f"position. {_identity_text(twin, scene.twins, premise)}"
         )
-        options = [f"Image {v + 1}" for v in views]
-        facts = {**base, "a": A, "b": B, "views": views, "wanted": [lr, nf]}
-        return Question(text=text, options=options, answer=slot, facts=facts)
+        if scene.kind == "relation":
+            parts = [{"image": image[q], "rel": rel} for q, rel in plan["parts"]]
+            combos = [(a, b) for a in (-1, 1) for b in (-1, 1)]
+            answer = tuple(plan["answer"])
+            others = [c for c in combos if c != answer]
+            others = [others[int(i)] for i in rng.permutation(len(others))]
+            chosen = place(answer, others, slot)
+            asked = sorted({p["image"] for p in parts})
+            if len(asked) == 1:
+                ask_text = (
+                    f"Seen from the camera that took Image {asked[0] + 1}, where is that {twin} relative to the {L}?"
+                )
+            else:
+                first, second = _part_question(parts[0], L), _part_question(parts[1], L, again=True)
+                ask_text = f"Where is that {twin} relative to the {L}: {first}, and {second}?"
+            options = [_combo_text(c, parts, L) for c in chosen]
+            facts = {**base, "parts": parts, "combos": [list(c) for c in chosen]}
+            return Question(text=f"{lead} {ask_text}", options=options, answer=slot, facts=facts)
+        cands = sorted(image[c] for c in plan["candidates"])
+        lr, nf = plan["wanted"]
+        first, last = cands[0] + 1, cands[-1] + 1
+        ask_text = (
+            f"In which of Images {first} to {last} does that {twin} appear to the {_lr_word(lr)} of the {L} and "
+            f"{_nf_text(nf)} the camera than it?"
+        )
+        options = [f"Image {c + 1}" for c in cands]
+        facts = {**base, "candidates": cands, "wanted": [lr, nf]}
+        return Question(text=f"{lead} {ask_text}", options=options, answer=slot, facts=facts)
 
     # -- rendering and verification ----------------------------------------------------------------------------
     def render(self, scene: Scene, question: Question) -> Rendered:
         from mirforge.render.gl import renderer
 
-        views = renderer(self.image_size).views(Scene3D(scene.objects), list(scene.cameras))
-        names = [o.name for o in scene.objects]
-        per_view = [measure_view(v, names, self.config.min_visible_px) for v in views]
-        regions = [
-            Region(image, name, facts["box"]) for image, seen in enumerate(per_view) for name, facts in seen.items()
-        ]
+        cameras = [scene.cameras[c] for c in question.facts["order"]]
+        world = Scene3D(scene.objects, ground_color=GROUNDS[scene.family])
+        views = renderer(self.image_size).views(world, cameras)
+        labels = question.facts["labels"]
+        per_view = [measure_view(v, labels, self.config.min_visible_px) for v in views]
+        regions = [Region(i, name, seen["box"]) for i, m in enumerate(per_view) for name, seen in m.items()]
         return Rendered(images=[v.rgb for v in views], measured={"views": per_view}, regions=regions)
 
     def verify(self, question: Question, rendered: Rendered) -> int:
         f, seen = question.facts, rendered.measured["views"]
+        for p in f["premise"]:
+            if _measured_winner(seen[p["image"]], p["cue"], f["twins"], f) != p["twin"]:
+                raise Reject("a premise image does not single out the twin it names")
+        fits = self.consistent(question, rendered, frozenset())
+        if len(fits) != 1:
+            raise Reject(f"{len(fits)} options fit the measured views")
+        return next(iter(fits))
+
+    def roles(self, question: Question, rendered: Rendered) -> list[str]:
+        roles = ["evidence"] * len(rendered.images)
+        for c in question.facts.get("candidates", []):
+            roles[c] = "option"
+        return roles
+
+    def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int]:
+        """Options that some twin allowed by the shown premise images makes true in the shown images. A hidden
+        premise image rules out nothing; a hidden asked image leaves its relation open; a hidden candidate image
+        could be the one."""
+        f, seen = question.facts, rendered.measured["views"]
+        shown = [None if i in hidden else m for i, m in enumerate(seen)]
+        twins = _candidates(shown, f)
+        L = f["landmark"]
+        out: set[int] = set()
         if f["kind"] == "relation":
-            anchor = _measured_combo(seen[f["anchor"]], f, lateral_only=True)
-            if anchor[0] != f["anchor_lr"]:
-                raise Reject("the relation stated for the anchor image is not what it shows")
-            combo = _measured_combo(seen[f["view"]], f)
-            matches = [i for i, c in enumerate(f["combos"]) if tuple(c) == combo]
-            if len(matches) != 1:
-                raise Reject("measured relation matches no single option")
-            return matches[0]
-        wanted = tuple(f["wanted"])
-        matches = []
-        for v in range(len(seen)):
-            combo = _measured_combo(seen[v], f, partial=True)
-            if any(got is None for got in combo) and not _contradicts(combo, wanted):
-                raise Reject("a view is too close to a tie to rule it out")
-            if combo == wanted:
-                matches.append(v)
-        if len(matches) != 1 or matches[0] not in f["views"]:
-            raise Reject(f"{len(matches)} views show the described relation")
-        return f["views"].index(matches[0])
+            for t in twins:
+                allowed = [_part_signs(shown[p["image"]], t, L, p["rel"], f) for p in f["parts"]]
+                out |= {i for i, c in enumerate(f["combos"]) if all(s in a for s, a in zip(c, allowed, strict=True))}
+            return out
+        want = tuple(f["wanted"])
+        for i, c in enumerate(f["candidates"]):
+            if shown[c] is None:
+                out.add(i)
+                continue
+            for t in twins:
+                lr = _part_signs(shown[c], t, L, "lr", f)
+                nf = _part_signs(shown[c], t, L, "nf", f)
+                if want[0] in lr and want[1] in nf:
+                    out.add(i)
+                    break
+        return out
 
     # -- reasoning steps ------------------------------------------------------------------------------------
     def step_facts(self, scene: Scene, question: Question, rendered: Rendered) -> dict[str, Any]:
         f, seen = question.facts, rendered.measured["views"]
-        A, B = f["a"], f["b"]
+        labels, names = f["labels"], f["names"]
+        display = dict(zip(labels, names, strict=True))
+        L, r = f["landmark"], f["referent"]
         images = []
         for v, m in enumerate(seen):
-            hidden = [n for n in f["names"] if n not in m]
+            order = left_to_right(m)
             images.append(
                 {
                     "image": v + 1,
-                    "order": left_to_right(m),
-                    "boxes": {n: m[n]["box"] for n in m},
-                    "hidden": hidden,
-                    "side": _side_word(scene.azimuths[v], scene.azimuths[0]),
+                    "order": [{"name": display[n], "box": m[n]["box"]} for n in order],
+                    "hidden": sorted({display[n] for n in labels if n not in m}),
                 }
             )
+        premise = []
+        for p in f["premise"]:
+            m = seen[p["image"]]
+            premise.append(
+                {
+                    "image": p["image"] + 1,
+                    "cue": p["cue"],
+                    "phrase": _cue_phrase(p["cue"], len(f["twins"])),
+                    "boxes": [m[t]["box"] for t in f["twins"]],
+                    "picked": m[p["twin"]]["box"],
+                    "exclude": len(f["twins"]) == 3,
+                    **_cue_evidence(m, p["cue"], p["twin"], f["twins"]),
+                }
+            )
+        ref_boxes = [{"image": v + 1, "box": m[r]["box"]} for v, m in enumerate(seen) if r in m]
+        out: dict[str, Any] = {
+            "kind": f["kind"],
+            "twin": f["twin"],
+            "twins_plural": _plural(f["twin"]),
+            "n_twins": N_WORDS[len(f["twins"])],
+            "landmark": L,
+            "n_views": len(seen),
+            "place": PLACES[scene.family],
+            "images": images,
+            "premise": premise,
+            "premise_images": [p["image"] + 1 for p in f["premise"]],
+            "referent_boxes": ref_boxes,
+        }
 
-        def pair(v: int) -> dict[str, Any]:
+        def relation(v: int) -> dict[str, Any]:
             m = seen[v]
-            lr, nf = _measured_combo(m, f, partial=True)
+            lr = lateral_sign(m[r], m[L], f["margin_px"] / 2)
+            nf = depth_sign(m[r], m[L], f["margin_depth"] / 2)
             return {
                 "image": v + 1,
-                "a_box": m[A]["box"],
-                "b_box": m[B]["box"],
-                "a_x": round(m[A]["cx"]),
-                "b_x": round(m[B]["cx"]),
-                "a_depth": f"{m[A]['depth']:.2f}",
-                "b_depth": f"{m[B]['depth']:.2f}",
-                "lr": lr,
-                "nf": nf,
-                "nf_text": _nf_text(nf) if nf else "about as near to",
+                "r_box": m[r]["box"],
+                "l_box": m[L]["box"],
+                "r_x": round(m[r]["cx"]),
+                "l_x": round(m[L]["cx"]),
+                "r_base": m[r]["box"][3],
+                "l_base": m[L]["box"][3],
+                "lr": _lr_word(lr) if lr else None,
+                "nf": _nf_text(nf) if nf else None,
             }
 
-        out: dict[str, Any] = {"kind": f["kind"], "a": A, "b": B, "n_views": len(seen), "images": images}
         if f["kind"] == "relation":
-            out["target"] = pair(f["view"])
-            out["anchor"] = pair(f["anchor"])
-            out["same_lr"] = out["target"]["lr"] == f["anchor_lr"]
+            out["parts"] = [{**relation(p["image"]), "rel": p["rel"]} for p in f["parts"]]
+            out["asked_images"] = sorted({p["image"] + 1 for p in f["parts"]})
+            out["asked"] = [next(p for p in out["parts"] if p["image"] == v) for v in out["asked_images"]]
             out["answer_text"] = question.options[question.answer]
-        else:
-            cands = []
-            for idx, v in enumerate(f["views"]):
-                p = pair(v)
-                p["letter"] = LETTERS[idx]
-                p["match"] = (p["lr"], p["nf"]) == tuple(f["wanted"])
-                cands.append(p)
-            out["candidates"] = cands
-            out["wanted_lr"], out["wanted_nf"] = f["wanted"][0], _nf_text(f["wanted"][1])
-            out["correct"] = cands[question.answer]
+            return out
+        want = tuple(f["wanted"])
+        cands = []
+        for i, c in enumerate(f["candidates"]):
+            rel = relation(c)
+            rel["letter"] = LETTERS[i]
+            rel["match"] = i == question.answer
+            cands.append(rel)
+        out.update(
+            candidates=cands,
+            wanted_lr=_lr_word(want[0]),
+            wanted_nf=_nf_text(want[1]),
+            correct=cands[question.answer],
+            first=f["candidates"][0] + 1,
+            last=f["candidates"][-1] + 1,
+        )
         return out
 
 
 # -- geometry on the scene side -----------------------------------------------------------------------------------
 @dataclass
 class _Geometry:
-    x: np.ndarray  # [view, object] projected centre x in pixels
-    depth: np.ndarray  # [view, object] centre depth along the view axis
-    clear: np.ndarray  # [view, object] bool: in frame and not much covered by nearer objects
+    x: np.ndarray  # [camera, object] projected centre x in pixels
+    depth: np.ndarray  # [camera, object] centre depth along the view axis
+    clear: np.ndarray  # [camera, object] bool: not much covered by nearer objects
     margin_px: float
     margin_depth: float
 
-    def signs(self, a: int, b: int, v: int) -> tuple[int, int]:
-        return (
-            sign(self.x[v, a] - self.x[v, b], self.margin_px),
-            sign(self.depth[v, a] - self.depth[v, b], self.margin_depth),
-        )
+    def part(self, v: int, a: int, b: int, rel: str) -> int:
+        if rel == "lr":
+            return sign(self.x[v, a] - self.x[v, b], self.margin_px)
+        return sign(self.depth[v, a] - self.depth[v, b], self.margin_depth)
 
-    def combo(self, a: int, b: int, v: int) -> tuple[str, str]:
-        lr, nf = self.signs(a, b, v)
-        return ("right" if lr > 0 else "left", "farther" if nf > 0 else "nearer")
+    def winner(self, v: int, cue: str, group: list[int]) -> int | None:
+        """The member of ``group`` that is the most ``cue`` (left, right, nearer, farther) by a margin."""
+        values, margin = (self.x[v], self.margin_px) if cue in ("left", "right") else (self.depth[v], self.margin_depth)
+        low = cue in ("left", "nearer")
+        ranked = sorted(group, key=lambda t: values[t] if low else -values[t])
+        if abs(values[ranked[0]] - values[ranked[1]]) < margin:
+            return None
+        return ranked[0]
 
 
 def _geometry(scene: Scene, size: int) -> _Geometry:
@@ -270,122 +395,263 @@ def _geometry(scene: Scene, size: int) -> _Geometry:
     return _Geometry(np.array(xs), np.array(ds), np.array(clear), scene.margin_px, scene.margin_depth)
 
 
-def _pick_relation(geo: _Geometry, rng: np.random.Generator, flip: bool) -> tuple[int, int, int, int]:
-    """(a, b, asked view, anchor view): both relations clear in the asked view, left/right clear in the anchor.
-
-    ``flip`` says whether the anchor's left/right is the opposite of the asked view's. The task's balanced variant
-    sets it, so flips are exactly half of the relation questions of every block of indices (a coin drawn per
-    attempt left a split at 56% keeps by chance, and a text-only classifier at 31%). A scene is kept only if it
-    can give both cases: falling back to the other case, or rejecting a scene that cannot give the asked one, made
-    the flip depend on the camera layout (with two cameras, which often face the table from nearly opposite sides,
-    about 3 in 4 flipped), which a text-only model reads off the number of images."""
-    n_views, n = geo.x.shape
-    pairs = [(a, b) for a in range(n) for b in range(n) if a != b]
-    order = [pairs[p] for p in rng.permutation(len(pairs))]
-    views = [int(k) for k in rng.permutation(n_views)]
-    found: dict[bool, tuple[int, int, int, list[int]]] = {}
-    for a, b in order:
-        for k in views:
-            if not (geo.clear[k, a] and geo.clear[k, b]) or 0 in geo.signs(a, b, k):
+def _plan(geo: _Geometry, scene: Scene, rng: np.random.Generator, slot: int, kept: bool) -> dict[str, Any]:
+    """Roles of the cameras, the landmark, the twin meant and the premise cues, drawn at random among those that
+    make every image needed (see the module docstring) and where the premise cue, read in the first asked image
+    (or in the answer's candidate image), picks the twin meant exactly when ``kept``."""
+    m, n_cam, n_obj = scene.twins, geo.x.shape[0], geo.x.shape[1]
+    twins = list(range(m))
+    landmarks = [int(i) for i in rng.permutation(range(m, n_obj))]
+    n_premise = m - 1
+    for L in landmarks:
+        for perm in _shuffled(list(itertools.permutations(range(n_cam), n_premise)), rng):
+            premise_views = list(perm)
+            rest = [c for c in range(n_cam) if c not in premise_views]
+            if not all(geo.clear[p, t] for p in premise_views for t in twins):
                 continue
-            lr = geo.signs(a, b, k)[0]
-            for reversed_lr in (False, True):
-                anchors = [
-                    j
-                    for j in range(n_views)
-                    if j != k
-                    and geo.clear[j, a]
-                    and geo.clear[j, b]
-                    and geo.signs(a, b, j)[0] == (-lr if reversed_lr else lr)
-                ]
-                if anchors and reversed_lr not in found:
-                    found[reversed_lr] = (int(a), int(b), k, anchors)
-            if len(found) == 2:
-                a, b, k, anchors = found[flip]
-                return a, b, k, anchors[int(rng.integers(len(anchors)))]
-    raise Reject("no pairs of objects whose left/right both holds and flips between two clear views")
+            asked = rest if scene.kind == "relation" else []  # view match: see _match_roles
+            if not all(geo.clear[c, t] and geo.clear[c, L] for c in asked for t in twins):
+                continue
+            for r in _shuffled(twins, rng):
+                cues = _premise_cues(geo, premise_views, r, twins, rng)
+                if cues is None:
+                    continue
+                alternatives = [t for _, _, t in cues] if m == 3 else [t for t in twins if t != r]
+                plan = (
+                    _relation_roles(geo, scene, rest, r, L, alternatives, rng)
+                    if scene.kind == "relation"
+                    else _match_roles(geo, rest, r, L, alternatives, rng)
+                )
+                if plan is None:
+                    continue
+                first = plan["parts"][0][0] if scene.kind == "relation" else plan["answer_view"]
+                if (_naive(geo, first, cues, twins) == r) != kept:
+                    continue
+                plan.update(landmark=L, referent=r, premise=cues)
+                plan["order"] = _image_order(scene.kind, premise_views, plan, slot, rng)
+                return plan
+    raise Reject("no twin, landmark and camera roles that make every image needed")
 
 
-def _relation_distractors(combo: tuple[str, str], n_options: int, rng: np.random.Generator) -> list[tuple[str, str]]:
-    """The wrong (left/right, nearer/farther) combinations shown next to ``combo``, in random order.
+def _naive(geo: _Geometry, cam: int, cues: list[tuple[int, str, int]], twins: list[int]) -> int | None:
+    """The twin the premise cues pick when read in camera ``cam`` instead of their own images: a shortcut that
+    skips the premise images. Balanced by the task's variant, so that it is right half the time, as often as a
+    guess between the two twins a hidden premise image leaves open."""
+    left = list(twins)
+    for _, cue, _ in cues:
+        values = geo.x[cam] if cue in ("left", "right") else geo.depth[cam]
+        pick = min(twins, key=lambda t: values[t] if cue in ("left", "nearer") else -values[t])
+        if len(twins) == 2:
+            return pick
+        if pick in left:
+            left.remove(pick)
+    return left[0] if len(left) == 1 else None
 
-    Four options show all four combinations. Two show the answer and its mirror (the other side, the same depth):
-    when the left/right flips between the images, the mirror is exactly the relation copied from the premise, the
-    trap. Three leave out one of the other three combinations, chosen uniformly. Always showing the trap, as an
-    earlier version did, let the option set give the answer away with fewer than four options: with three, the
-    answer was always one of the two options sharing a depth word; with two, the option contradicting the
-    premise's left/right won about 2 times in 3."""
-    others = [c for c in COMBOS if c != combo]
-    if n_options == 2:
-        return [("left" if combo[0] == "right" else "right", combo[1])]
-    picked = rng.permutation(len(others))[: n_options - 1]
-    return [others[int(i)] for i in picked]
+
+def _premise_cues(
+    geo: _Geometry, views: list[int], r: int, twins: list[int], rng: np.random.Generator
+) -> list[tuple[int, str, int]] | None:
+    """(camera, cue, twin): with two twins the cue picks ``r``; with three each cue rules out one of the others."""
+    if len(twins) == 2:
+        p = views[0]
+        ok = [c for c in CUES if geo.winner(p, c, twins) == r]
+        return [(p, ok[int(rng.integers(len(ok)))], r)] if ok else None
+    others = [t for t in twins if t != r]
+    for pair in _shuffled([others, others[::-1]], rng):
+        cues = []
+        for p, e in zip(views, pair, strict=True):
+            ok = [c for c in CUES if geo.winner(p, c, twins) == e]
+            if not ok:
+                break
+            cues.append((p, ok[int(rng.integers(len(ok)))], e))
+        else:
+            return cues
+    return None
 
 
-def _pick_view_match(geo: _Geometry, target: int, rng: np.random.Generator) -> tuple[int, int]:
-    """A pair whose relation is clear in ``target`` and clearly contradicted in every other view."""
-    n_views, n = geo.x.shape
-    pairs = [(a, b) for a in range(n) for b in range(n) if a != b]
-    for p in rng.permutation(len(pairs)):
-        a, b = pairs[p]
-        if not all(geo.clear[v, a] and geo.clear[v, b] for v in range(n_views)):
-            continue
-        want = geo.signs(a, b, target)
-        if 0 in want:
+def _relation_roles(
+    geo: _Geometry, scene: Scene, rest: list[int], r: int, L: int, alternatives: list[int], rng: np.random.Generator
+) -> dict[str, Any] | None:
+    """The asked parts: both relations in one image, or one relation in each of two images; the twin meant must
+    show each clearly, and each alternative twin (the one a hidden premise image would leave open) another answer."""
+    if scene.asked == 1:
+        choices = [[(rest[0], "lr"), (rest[0], "nf")]]
+    else:
+        rels = list(itertools.product(("lr", "nf"), repeat=2))
+        choices = [[(rest[0], a), (rest[1], b)] for a, b in _shuffled(rels, rng)]
+    for parts in choices:
+        answer = [geo.part(v, r, L, rel) for v, rel in parts]
+        if 0 in answer:
             continue
         if all(
-            any(s == -w for s, w in zip(geo.signs(a, b, v), want, strict=True)) for v in range(n_views) if v != target
+            any(geo.part(v, t, L, rel) == -s for (v, rel), s in zip(parts, answer, strict=True)) for t in alternatives
         ):
-            return int(a), int(b)
-    raise Reject("no pair whose relation singles out one view")
+            return {"parts": parts, "answer": answer}
+    return None
+
+
+def _match_roles(
+    geo: _Geometry, rest: list[int], r: int, L: int, alternatives: list[int], rng: np.random.Generator
+) -> dict[str, Any] | None:
+    """The candidate image that shows the relation for the twin meant, every other candidate contradicting it, and
+    for each alternative twin another candidate that shows the same relation."""
+    if not all(geo.clear[c, r] and geo.clear[c, L] for c in rest):
+        return None
+    for c_star in _shuffled(rest, rng):
+        want = (geo.part(c_star, r, L, "lr"), geo.part(c_star, r, L, "nf"))
+        if 0 in want:
+            continue
+        others = [c for c in rest if c != c_star]
+        if not all(
+            any(geo.part(c, r, L, rel) == -w for rel, w in zip(("lr", "nf"), want, strict=True)) for c in others
+        ):
+            continue
+        if all(
+            any(geo.clear[c, t] and (geo.part(c, t, L, "lr"), geo.part(c, t, L, "nf")) == want for c in others)
+            for t in alternatives
+        ):
+            return {"candidates": rest, "answer_view": c_star, "wanted": list(want)}
+    return None
+
+
+def _image_order(kind: str, premise: list[int], plan: dict[str, Any], slot: int, rng: np.random.Generator) -> list[int]:
+    """Cameras in image order. Relation: the premise and asked images in random order. View match: the premise
+    images first, then the candidates with the answer's at ``slot``."""
+    if kind == "relation":
+        views = premise + [v for v, _ in plan["parts"] if v not in premise]
+        views = list(dict.fromkeys(views))
+        return [views[int(i)] for i in rng.permutation(len(views))]
+    others = [c for c in plan["candidates"] if c != plan["answer_view"]]
+    others = [others[int(i)] for i in rng.permutation(len(others))]
+    return premise + place(plan["answer_view"], others, slot)
+
+
+def _shuffled(items: list[Any], rng: np.random.Generator) -> list[Any]:
+    return [items[int(i)] for i in rng.permutation(len(items))]
+
+
+def _labels(scene: Scene) -> list[str]:
+    """Unique handles for the objects: the twins numbered ("mug 1", "mug 2"), the others by their names."""
+    names = [o.name for o in scene.objects]
+    return [f"{n} {i + 1}" if i < scene.twins else n for i, n in enumerate(names)]
 
 
 # -- measurement side ---------------------------------------------------------------------------------------------
-def _measured_combo(
-    seen: dict[str, Any], f: dict[str, Any], *, lateral_only: bool = False, partial: bool = False
-) -> tuple[str | None, str | None]:
-    """The A-vs-B relation measured in one view; near-ties (under half a margin) are None or a Reject."""
-    A, B = f["a"], f["b"]
-    if A not in seen or B not in seen:
-        raise Reject("a referred object is hidden in a view the text relies on")
-    lr = sign(seen[A]["cx"] - seen[B]["cx"], f["margin_px"] / 2)
-    nf = sign(seen[A]["depth"] - seen[B]["depth"], f["margin_depth"] / 2)
-    lr_word = {1: "right", -1: "left", 0: None}[lr]
-    nf_word = {1: "farther", -1: "nearer", 0: None}[nf]
-    if lateral_only:
-        nf_word = None
-    elif not partial and (lr_word is None or nf_word is None):
-        raise Reject("measured relation is a near-tie")
-    if lateral_only and lr_word is None:
-        raise Reject("measured left/right is a near-tie")
-    return lr_word, nf_word
+def _measured_winner(m: dict[str, Any] | None, cue: str, group: list[str], f: dict[str, Any]) -> str | None:
+    """The member of ``group`` that the shown view makes the most ``cue`` by half a margin; None when unseen or
+    too close to tell."""
+    if m is None or any(t not in m for t in group):
+        return None
+    for t in group:
+        rest = [u for u in group if u != t]
+        if cue in ("left", "right"):
+            want = -1 if cue == "left" else 1
+            if all(lateral_sign(m[t], m[u], f["margin_px"] / 2) == want for u in rest):
+                return t
+        else:
+            want = -1 if cue == "nearer" else 1
+            if all(depth_sign(m[t], m[u], f["margin_depth"] / 2) == want for u in rest):
+                return t
+    return None
 
 
-def _contradicts(combo: tuple[str | None, str | None], wanted: tuple[str, str]) -> bool:
-    return any(got is not None and got != w for got, w in zip(combo, wanted, strict=True))
+def _candidates(shown: list[dict[str, Any] | None], f: dict[str, Any]) -> list[str]:
+    """The twins the shown premise images allow: two twins, the one the cue picks; three, those not ruled out."""
+    twins = list(f["twins"])
+    if len(twins) == 2:
+        p = f["premise"][0]
+        w = _measured_winner(shown[p["image"]], p["cue"], twins, f)
+        return [w] if w else twins
+    for p in f["premise"]:
+        w = _measured_winner(shown[p["image"]], p["cue"], f["twins"], f)
+        if w in twins:
+            twins.remove(w)
+    return twins
 
 
-def _combo_text(combo: tuple[str, str], b: str) -> str:
-    lr, nf = combo
-    return f"To the {lr} of the {b}, and {_nf_text(nf)} the camera than it"
+def _part_signs(m: dict[str, Any] | None, t: str, L: str, rel: str, f: dict[str, Any]) -> set[int]:
+    """The signs one relation of twin ``t`` to the landmark may have, given a view (None: hidden)."""
+    if m is None:
+        return {-1, 1}
+    s = (
+        lateral_sign(m.get(t), m.get(L), f["margin_px"] / 2)
+        if rel == "lr"
+        else depth_sign(m.get(t), m.get(L), f["margin_depth"] / 2)
+    )
+    return {-1, 1} if not s else {s}
 
 
-def _nf_text(nf: str) -> str:
-    return "nearer to" if nf == "nearer" else "farther from"
-
-
+# -- words --------------------------------------------------------------------------------------------------------
 def _image_list(n: int) -> str:
     slots = ["<image>"] * n
     return ", ".join(slots[:-1]) + " and " + slots[-1] if n > 1 else slots[0]
 
 
-def _side_word(azimuth: float, reference: float) -> str:
-    """Where a camera stands relative to Image 1's camera, going around the table."""
-    turn = (azimuth - reference) % 360
-    if turn < 22.5 or turn >= 337.5:
-        return "about the same side as Image 1"
-    if turn < 157.5:
-        return f"about {round(turn / 15) * 15} degrees counter-clockwise from Image 1"
-    if turn < 202.5:
-        return "roughly opposite Image 1"
-    return f"about {round((360 - turn) / 15) * 15} degrees clockwise from Image 1"
+def _plural(name: str) -> str:
+    return name + ("es" if name.endswith(("s", "x", "ch", "sh")) else "s")
+
+
+def _cue_phrase(cue: str, n_twins: int) -> str:
+    if n_twins == 2:
+        return {
+            "left": "on the left",
+            "right": "on the right",
+            "nearer": "nearer to the camera",
+            "farther": "farther from the camera",
+        }[cue]
+    return {
+        "left": "farthest to the left",
+        "right": "farthest to the right",
+        "nearer": "nearest to the camera",
+        "farther": "farthest from the camera",
+    }[cue]
+
+
+def _identity_text(twin: str, m: int, premise: list[dict[str, Any]]) -> str:
+    head = f"Among them are {N_WORDS[m]} identical {_plural(twin)}"
+    if m == 2:
+        p = premise[0]
+        return f"{head}; the one meant here is the {twin} {_cue_phrase(p['cue'], 2)} in Image {p['image'] + 1}."
+    a, b = premise
+    return (
+        f"{head}; the one meant here is neither the {twin} {_cue_phrase(a['cue'], 3)} in Image {a['image'] + 1} "
+        f"nor the one {_cue_phrase(b['cue'], 3)} in Image {b['image'] + 1}."
+    )
+
+
+def _cue_evidence(m: dict[str, Any], cue: str, picked: str, group: list[str]) -> dict[str, Any]:
+    """What shows the cue in the picture: centre columns for left/right, lowest rows for nearer/farther."""
+
+    def value(t: str) -> int:
+        return round(m[t]["cx"]) if cue in ("left", "right") else m[t]["box"][3]
+
+    return {"own": value(picked), "others": [value(t) for t in group if t != picked]}
+
+
+def _lr_word(s: int) -> str:
+    return "right" if s > 0 else "left"
+
+
+def _nf_text(s: int) -> str:
+    return "farther from" if s > 0 else "nearer to"
+
+
+def _part_question(part: dict[str, Any], L: str, again: bool = False) -> str:
+    it = "it" if again else f"the {L}"
+    if part["rel"] == "lr":
+        return f"seen from the camera of Image {part['image'] + 1}, is it to the left or to the right of {it}"
+    return f"seen from the camera of Image {part['image'] + 1}, is it nearer to or farther from the camera than {it}"
+
+
+def _part_text(s: int, part: dict[str, Any], L: str, it: bool) -> str:
+    ref = "it" if it else f"the {L}"
+    if part["rel"] == "lr":
+        return f"to the {_lr_word(s)} of {ref} in Image {part['image'] + 1}"
+    return f"{_nf_text(s)} the camera than {ref} in Image {part['image'] + 1}"
+
+
+def _combo_text(combo: tuple[int, int], parts: list[dict[str, Any]], L: str) -> str:
+    if parts[0]["image"] == parts[1]["image"]:
+        return f"To the {_lr_word(combo[0])} of the {L}, and {_nf_text(combo[1])} the camera than it"
+    a, b = (_part_text(s, p, L, it=k > 0) for k, (s, p) in enumerate(zip(combo, parts, strict=True)))
+    return a[0].upper() + a[1:] + "; " + b
