@@ -50,7 +50,7 @@ MULTI_KINDS = ("grouped", "line", "stacked")
 
 @dataclass
 class ChartAnalysisConfig(TaskConfig):
-    periods_per_level: tuple[int, ...] = per_level(2, 4, 5)  # the most periods (charts cover one or more each)
+    periods_per_level: tuple[int, ...] = per_level(2, 4, 6)  # the most periods (charts cover one or more each)
     gap_fraction: float = 0.08  # options differ by at least this share of the value scale
     max_sample_tries: int = 60
     families: tuple[str, ...] = FAMILIES  # the data topics drawn from, equally often
@@ -108,6 +108,7 @@ class ChartAnalysis(Task):
                 level - 1
             ],
             "max_periods_per_chart": (1, 2, 3)[level - 1],
+            "min_charts": (2, 3, 4)[level - 1],  # for totals and rankings; a change reads two charts
             "value_labels": level < 3,
             "gap_fraction": round(self.config.gap_fraction * (1.0, 1.0, 1.25)[level - 1], 4),
             "questions": [("total", "difference"), QTYPES, QTYPES][level - 1],
@@ -126,7 +127,9 @@ class ChartAnalysis(Task):
         categories = tuple(topic.categories[i] for i in cat_idx)
         qtype = k["questions"][int(rng.integers(len(k["questions"])))]
         two = qtype in TWO_CHART_QTYPES  # every chart must hold a period the question reads
-        blocks = _partition(rng, n_per, k["max_periods_per_chart"], k["chart_kinds"], two_charts=two)
+        blocks = _partition(
+            rng, n_per, k["max_periods_per_chart"], k["chart_kinds"], two_charts=two, min_charts=k["min_charts"]
+        )
         scale = int(topic.scales[int(rng.integers(len(topic.scales)))])
         gap = max(2, round(k["gap_fraction"] * scale))
         palette = tuple(int(i) for i in rng.permutation(len(CATEGORY_COLORS)))
@@ -384,7 +387,13 @@ def _score_bounds(qtype: str, table: list[list[float | None]]) -> tuple[list[flo
 
 
 def _partition(
-    rng: np.random.Generator, n: int, max_block: int, kinds: tuple[str, ...], *, two_charts: bool = False
+    rng: np.random.Generator,
+    n: int,
+    max_block: int,
+    kinds: tuple[str, ...],
+    *,
+    two_charts: bool = False,
+    min_charts: int = 2,
 ) -> tuple:
     """Charts as (kind, period indices), consecutive periods each; ``two_charts``: exactly two charts."""
     singles = [k for k in kinds if k in SINGLE_KINDS]
@@ -402,7 +411,7 @@ def _partition(
                 s = int(rng.integers(1, min(max_block, left) + 1)) if multis else 1
                 sizes.append(s)
                 left -= s
-            if 2 <= len(sizes) <= 6:
+            if max(2, min(min_charts, n)) <= len(sizes) <= 6:
                 break
         else:
             sizes = [1] * n
