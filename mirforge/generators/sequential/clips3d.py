@@ -89,12 +89,13 @@ SETTINGS: dict[str, Setting] = {
                 ((92, 104, 118), (140, 150, 162)),
                 ((104, 118, 92), (150, 162, 136)),
             ),
-            distance=(1.0, 1.3),
+            distance=(1.1, 1.45),
             elevation=(38.0, 55.0),
             noun="checked tablecloth (squares 10 cm wide)",
             surface="tablecloth",
             tile_word="square",
             alike=(("can", "cup", "jar", "pencil cup"), ("teapot", "kettle"), ("toy car", "toy truck")),
+            max_width=2.2,
         ),
         Setting(
             "floor",
@@ -118,7 +119,7 @@ SETTINGS: dict[str, Setting] = {
                 ((124, 104, 84), (170, 150, 126)),
                 ((96, 104, 120), (146, 152, 166)),
             ),
-            distance=(3.2, 4.0),
+            distance=(3.5, 4.3),
             elevation=(38.0, 55.0),
             noun="tiled floor (tiles 30 cm wide)",
             surface="floor",
@@ -193,9 +194,11 @@ def aim(center: tuple[float, float], azimuth: float, elevation: float, distance:
     return Shot(eye=eye, target=(center[0], center[1], 0.0))
 
 
-def shoot_from(rng: np.random.Generator, setting: Setting, pan: bool) -> Shot:
+def shoot_from(
+    rng: np.random.Generator, setting: Setting, pan: bool, pan_speed: tuple[float, float] = (0.6, 1.0)
+) -> Shot:
     """A camera for ``setting`` looking at a random point near the middle of the tiles, from any side; with
-    ``pan``, moving sideways (within 30 degrees of its own right or left) at 0.6-1.0 tile per second."""
+    ``pan``, moving sideways (within 30 degrees of its own right or left) at ``pan_speed`` tiles per second."""
     center = (float(rng.uniform(-2, 2)) * setting.tile, float(rng.uniform(-2, 2)) * setting.tile)
     az, el, dist = (
         float(rng.uniform(0, 360)),
@@ -207,7 +210,7 @@ def shoot_from(rng: np.random.Generator, setting: Setting, pan: bool) -> Shot:
         return shot
     right, _ = view_axes(shot.camera(0.0))
     angle = math.atan2(right[1], right[0]) + math.radians(float(rng.uniform(-30, 30))) + math.pi * int(rng.integers(2))
-    speed = float(rng.uniform(0.6, 1.0)) * setting.tile
+    speed = float(rng.uniform(*pan_speed)) * setting.tile
     return Shot(shot.eye, shot.target, (speed * math.cos(angle), speed * math.sin(angle)), shot.yfov)
 
 
@@ -320,6 +323,21 @@ class Layout:
         x = float(rng.uniform(0.12, 0.88)) * self.size
         y = float(rng.uniform(0.33, 0.9)) * self.size
         return np.array(floor_at(cam, self.size, x, y))
+
+    def sees_disc(self, center: np.ndarray, radius: float) -> bool:
+        """Whether a floor disc around ``center`` is in view (with the usual margin) in every shown frame."""
+        angles = np.linspace(0, 2 * np.pi, 8, endpoint=False)
+        rim = np.c_[center[0] + radius * np.cos(angles), center[1] + radius * np.sin(angles), np.zeros(8)]
+        for view in self.views:
+            cam = rim @ view[:3, :3].T + view[:3, 3]
+            depth = -cam[:, 2]
+            if (depth <= 0.05).any():
+                return False
+            x = (cam[:, 0] * self.focal / depth + 1) * self.size / 2
+            y = (1 - cam[:, 1] * self.focal / depth) * self.size / 2
+            if not in_view((x.min(), y.min(), x.max(), y.max()), self.size):
+                return False
+        return True
 
     def box(self, prop: Prop, k: int) -> tuple[float, float, float, float]:
         """Pixel box of the prop's bounding box corners in shown frame ``k`` (unclipped)."""

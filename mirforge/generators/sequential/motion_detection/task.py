@@ -50,7 +50,7 @@ from mirforge.task import Needs, Question, Region, Rendered, Task, ensure, per_l
 
 FAMILIES = ("flat", "tabletop", "floor")
 KINDS = ("which", "direction", "which_direction", "order", "path")
-EDGE = 26  # flat: keep shapes this far from the image border
+EDGE = 20  # flat: keep shapes this far from the image border
 PHRASE_FLAT = {
     "right": "to the right",
     "up-right": "up and to the right",
@@ -74,6 +74,7 @@ PHRASE_3D = {
 VEHICLES = ("toy car", "toy truck")
 ORDER_STEP = 0.55  # tiles at least between consecutive shuffled frames (the verifier asks for min_move)
 LAYOUT_TRIES = 30  # layouts drawn for one scene before the attempt is rejected
+PAN_SPEED = (0.4, 0.6)  # tiles per second the camera pans, at the levels where it does
 
 
 @dataclass
@@ -160,7 +161,7 @@ class MotionDetection(Filming, Task):
         i = self.levels.index(level)
         return {
             "n_objects": self.config.objects_per_level[i],
-            "distance_tiles": [(1.6, 2.4), (1.0, 1.6), (0.8, 1.2)][min(i, 2)],
+            "distance_tiles": [(1.2, 1.8), (0.9, 1.4), (0.7, 1.0)][min(i, 2)],
             "directions": self.config.directions_per_level[i],
             "order_frames": self.config.order_frames_per_level[i],
             "path_legs": self.config.path_legs_per_level[i],
@@ -258,34 +259,29 @@ class MotionDetection(Filming, Task):
         pan = (0.0, 0.0)
         if k["camera_pan"]:
             angle = float(rng.uniform(0, 2 * math.pi))
-            speed = float(rng.uniform(0.4, 0.7)) * tile
+            speed = float(rng.uniform(*PAN_SPEED)) * tile
             pan = (speed * math.cos(angle), speed * math.sin(angle))
-        t_end = times[-1]
-        span = [(pan[0] * t_end, pan[1] * t_end)]
+        span = np.array(pan) * times[-1]
         # picture offsets of the mover's waypoints: tiles (x right, y up) to pixels (x right, y down)
         pts = [np.array([o[0], -o[1]]) * tile for o in offsets]
-        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
-        shift_x = [0.0, span[0][0]]
-        shift_y = [0.0, span[0][1]]
-        lo_x = EDGE + radii[0] - min(xs) - min(shift_x)
-        hi_x = size - EDGE - radii[0] - max(xs) - max(shift_x)
-        lo_y = EDGE + radii[0] - min(ys) - min(shift_y)
-        hi_y = size - EDGE - 14 - radii[0] - max(ys) - max(shift_y)  # the time code sits at the bottom
-        if hi_x < lo_x or hi_y < lo_y:
+        # every object, the mover and the still ones alike, starts where a disc as wide as the mover's path fits in
+        # the picture, at the start and at the end of the pan: where an object stands does not tell whether or
+        # where it moves
+        reach = max(float(np.linalg.norm(p)) for p in pts) + max(radii)
+        lo = EDGE + reach + np.maximum(0.0, -span)
+        hi = size - EDGE - reach - np.maximum(0.0, span) - np.array([0.0, 14.0])  # the time code sits at the bottom
+        if (hi <= lo).any():
             raise Reject("the mover's path does not fit in the picture")
-        start = np.array([rng.uniform(lo_x, hi_x), rng.uniform(lo_y, hi_y)])
+        start = rng.uniform(lo, hi)
         path = [start + p for p in pts]
         spots: list[np.ndarray] = []
         for i in range(1, n):
             for _ in range(200):
-                p = np.array([rng.uniform(EDGE + 6, size - EDGE - 6), rng.uniform(EDGE + 6, size - EDGE - 20)])
-                q = p + np.array(span[0])
-                if not (EDGE <= q[0] <= size - EDGE and EDGE <= q[1] <= size - EDGE - 14):
-                    continue
+                p = rng.uniform(lo, hi)
                 clear = all(
                     _segment_distance(p, a, b) > radii[0] + radii[i] + 10 for a, b in zip(path, path[1:], strict=False)
                 )
-                if clear and all(np.linalg.norm(p - s) > radii[i] + 15 + 10 for s in spots):
+                if clear and all(np.linalg.norm(p - q) > radii[i] + 15 + 10 for q in spots):
                     spots.append(p)
                     break
             else:
@@ -309,7 +305,7 @@ class MotionDetection(Filming, Task):
         ground, line = setting.grounds[int(rng.integers(len(setting.grounds)))]
         shared = level != self.levels[0] and rng.random() < self.config.shared_kind_share
         picks = clips3d.pick_props(rng, setting, n, (ground, line), shared_kind=shared)
-        shot = clips3d.shoot_from(rng, setting, pan=k["camera_pan"])
+        shot = clips3d.shoot_from(rng, setting, pan=k["camera_pan"], pan_speed=PAN_SPEED)
         stage = Stage(setting, ground, clips3d.tile_lines(setting, line, shot.target[:2]), shot)
         right, away = clips3d.view_axes(shot.camera(0.0))
         shown = [f / fps for f in indices]
@@ -317,18 +313,21 @@ class MotionDetection(Filming, Task):
         mover_name, mover_kind, mover_variant = picks[0]
         height = clips3d.height_of(rng, mover_kind, mover_variant)
         world = [o[0] * right + o[1] * away for o in offsets]  # tiles, on the floor
+        # every object, the mover and the still ones alike, starts where a disc as wide as the mover's path is in
+        # view: where an object stands does not tell whether or where it moves
+        reach = max(float(np.linalg.norm(w)) for w in world) * tile
         for _ in range(150):
-            middle = layout.spot(rng) - np.mean(world, axis=0) * tile
-            pts = [middle + w * tile for w in world]
-            waypoints = tuple((t, float(p[0]), float(p[1])) for t, p in zip(times, pts, strict=True))
+            start = layout.spot(rng)
+            if not layout.sees_disc(start, reach):
+                continue
+            waypoints = tuple((t, *(float(v) for v in start + w * tile)) for t, w in zip(times, world, strict=True))
             first = world[1] - world[0]
             yaw = (
                 math.atan2(first[1], first[0]) + math.pi / 2
                 if mover_kind in VEHICLES and len(legs) == 1
                 else float(rng.uniform(0, 2 * math.pi))
             )
-            prop = Prop(mover_name, mover_kind, mover_variant, height, waypoints, yaw)
-            if layout.add(prop):
+            if layout.add(Prop(mover_name, mover_kind, mover_variant, height, waypoints, yaw)):
                 break
         else:
             raise Reject("the mover's path does not fit in the picture")
@@ -336,10 +335,10 @@ class MotionDetection(Filming, Task):
             h = clips3d.height_of(rng, kind_, variant)
             for _ in range(150):
                 p = layout.spot(rng)
-                prop = Prop(
-                    name, kind_, variant, h, ((0.0, float(p[0]), float(p[1])),), float(rng.uniform(0, 2 * math.pi))
-                )
-                if layout.add(prop):
+                if not layout.sees_disc(p, reach):
+                    continue
+                yaw = float(rng.uniform(0, 2 * math.pi))
+                if layout.add(Prop(name, kind_, variant, h, ((0.0, float(p[0]), float(p[1])),), yaw)):
                     break
             else:
                 raise Reject("no room for the objects")

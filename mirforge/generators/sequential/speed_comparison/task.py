@@ -216,12 +216,17 @@ class SpeedComparison(Filming, Task):
             for lane_k, i in zip(rng.permutation(len(members)), members, strict=True):
                 radius = float(rng.uniform(11, 14))
                 travel = speeds[i] * tile * last / fps
-                lo, hi = MARGIN + radius, size - MARGIN - radius - travel
-                if hi < lo:
+                lo, hi = MARGIN + radius, size - MARGIN - radius
+                # the start is drawn over the whole lane and the direction is one that stays in the picture, so
+                # where an object starts does not tell how fast it goes
+                for _ in range(50):
+                    x0 = float(rng.uniform(lo, hi))
+                    signs = [sign for sign in (1.0, -1.0) if lo <= x0 + sign * travel <= hi]
+                    if signs:
+                        break
+                else:
                     raise Reject("object would leave the frame")
-                start = float(rng.uniform(lo, hi))
-                sign = -1.0 if (k["n_clips"] > 1 and rng.random() < 0.5) else 1.0
-                x0 = start if sign > 0 else size - start
+                sign = signs[int(rng.integers(len(signs)))]
                 flat = Flat(colors[i], shapes[i], radius, float(lanes[int(lane_k)]), x0, sign * speeds[i] * tile)
                 runners.append(Runner(canvas2d.shape_name(colors[i], shapes[i]), c, speeds[i], flat=flat))
         return runners, tuple(plans), tile
@@ -239,21 +244,24 @@ class SpeedComparison(Filming, Task):
             indices = self._indices(last, k["frames_per_clip"])
             stage = Stage(setting, ground, clips3d.tile_lines(setting, line, shot.target[:2]), shot)
             plans.append(ClipPlan(n_frames=last + 1, indices=indices, stage=stage))
-            right, away = clips3d.view_axes(shot.camera(0.0))
+            right, _ = clips3d.view_axes(shot.camera(0.0))
             members = sorted((i for i in range(len(speeds)) if clip_of[i] == c), key=lambda i: -speeds[i])
             layout = clips3d.Layout(shot, [f / fps for f in indices], [f / fps for f in range(last + 1)], size)
             for i in members:
                 name, kind, variant = picks[i]
                 height = clips3d.height_of(rng, kind, variant)
                 travel = speeds[i] * tile * last / fps
-                for _ in range(150):
-                    if k["n_clips"] == 1:  # level 1: everything slides to the right of the picture
-                        heading = math.atan2(right[1], right[0]) + math.radians(float(rng.uniform(-20, 20)))
+                # the start is drawn where the camera sees, then a heading that keeps the path in the picture,
+                # so where an object starts does not tell how fast it goes
+                for attempt in range(300):
+                    if attempt % 6 == 0:
+                        a = layout.spot(rng)
+                    if k["n_clips"] == 1:  # level 1: across the picture, to the right or to the left
+                        across = math.atan2(right[1], right[0]) + math.pi * int(rng.integers(2))
+                        heading = across + math.radians(float(rng.uniform(-20, 20)))
                     else:
                         heading = float(rng.uniform(0, 2 * math.pi))
-                    u = np.array([math.cos(heading), math.sin(heading)])
-                    mid = layout.spot(rng)
-                    a, b = mid - u * travel / 2, mid + u * travel / 2
+                    b = a + np.array([math.cos(heading), math.sin(heading)]) * travel
                     yaw = heading + math.pi / 2 if kind in VEHICLES else float(rng.uniform(0, 2 * math.pi))
                     path = ((0.0, float(a[0]), float(a[1])), (last / fps, float(b[0]), float(b[1])))
                     prop = Prop(name, kind, variant, height, path, yaw)
