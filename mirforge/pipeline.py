@@ -99,6 +99,23 @@ def check_question(task: Task, question: Question, slot: int) -> None:
         )
 
 
+def check_rendered(task: Task, rendered: Rendered) -> None:
+    """What validate will demand of the files: every image at the task's size, every region inside its image."""
+    size = task.image_size
+    for k, image in enumerate(rendered.images):
+        if image.shape[:2] != (size, size):
+            raise MirforgeError(
+                f"task {task.name}: render() drew image {k + 1} at {image.shape[1]}x{image.shape[0]} pixels; "
+                f"its image_size is {size}"
+            )
+    for region in rendered.regions:
+        x0, y0, x1, y1 = region.box
+        if not (0 <= region.image < len(rendered.images) and 0 <= x0 < x1 <= size and 0 <= y0 < y1 <= size):
+            raise MirforgeError(
+                f"task {task.name}: region {region.name!r} {list(region.box)} is not inside image {region.image + 1}"
+            )
+
+
 def generate_one(task: Task, spec: RunSpec, index: int) -> Generated:
     with gl.using(spec.renderer):
         return _generate(task, spec, index)
@@ -115,6 +132,7 @@ def _generate(task: Task, spec: RunSpec, index: int) -> Generated:
                 scene, question = pose(task, attempt)
                 t1 = time.perf_counter()
                 rendered = task.render(scene, question)
+                check_rendered(task, rendered)
                 t2 = time.perf_counter()
                 derived = task.verify(question, rendered)
                 t3 = time.perf_counter()

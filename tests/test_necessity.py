@@ -21,6 +21,7 @@ class Sum(Task):
     category = "analytical"
     description = "a test task"
     needs = Needs(renderer=None)
+    image_size = 4
     lazy = False
 
     def sample(self, rng, level):
@@ -107,3 +108,28 @@ def test_pipeline_records_roles_and_needed(tmp_path, monkeypatch) -> None:
     record = json.loads(generate_one(Recorded(), RunSpec(run_seed=3), 1).instance.to_json())
     assert record["provenance"]["roles"] == ["evidence", "evidence"]
     assert record["provenance"]["needed"] == [True, True]
+
+
+def test_a_wrong_size_image_or_a_region_outside_fails_at_generation(tmp_path, monkeypatch) -> None:
+    from mirforge.errors import MirforgeError
+    from mirforge.task import Region
+
+    monkeypatch.setattr("mirforge.pipeline.target", lambda name: "tests.test_necessity:Sum")
+
+    class Small(Sum):
+        def render(self, scene, question):
+            rendered = super().render(scene, question)
+            rendered.images[1] = rendered.images[1][:, :3]
+            return rendered
+
+    with pytest.raises(MirforgeError, match=r"digit_sum: render\(\) drew image 2 at 3x4 pixels; its image_size is 4"):
+        generate_one(Small(), RunSpec(run_seed=3), 1)
+
+    class Outside(Sum):
+        def render(self, scene, question):
+            rendered = super().render(scene, question)
+            rendered.regions.append(Region(0, "digit", [1, 1, 5, 3]))
+            return rendered
+
+    with pytest.raises(MirforgeError, match=r"region 'digit' \[1, 1, 5, 3\] is not inside image 1"):
+        generate_one(Outside(), RunSpec(run_seed=3), 1)
