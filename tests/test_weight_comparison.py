@@ -10,7 +10,7 @@ import pytest
 from mirforge.errors import InputError
 from mirforge.generators.analytical.weight_comparison.task import FAMILIES, _relation, _tilt_of, solve
 
-from conftest import ask_only, generate, make_task
+from conftest import accepted, ask_only, generate, make_task
 
 
 @pytest.fixture(scope="module")
@@ -19,12 +19,11 @@ def task():
 
 
 def test_verifier_reads_the_tilt_and_rejects_a_planted_wrong_answer(task):
-    scene, question = ask_only(task, 4, seed=3)
-    rendered = task.render(scene, question)
+    scene, question, rendered = accepted(task, 4, seed=3)
     for picture, comp in zip(rendered.measured["pictures"], scene.comparisons, strict=True):
         drop = picture["left_pan_y"] - picture["right_pan_y"]
         tilt = _tilt_of(scene, comp)
-        assert (drop > 10) == (tilt < 0) and (drop < -10) == (tilt > 0)
+        assert (drop > 24) == (tilt < 0) and (drop < -24) == (tilt > 0) and (abs(drop) <= 8) == (tilt == 0)
     assert task.verify(question, rendered) == question.answer
     wrong = copy.deepcopy(question)
     wrong.answer = (question.answer + 1) % len(question.options)
@@ -49,8 +48,7 @@ def test_every_picture_is_needed_and_none_repeats(task):
 
 
 def test_hiding_a_picture_frees_a_wrong_option(task):
-    scene, question = ask_only(task, 5, seed=1)
-    rendered = task.render(scene, question)
+    scene, question, rendered = accepted(task, 5, seed=1)
     assert task.consistent(question, rendered, frozenset()) == {question.answer}
     for k in range(len(rendered.images)):
         alive = task.consistent(question, rendered, frozenset({k}))

@@ -34,8 +34,8 @@ BEAM_HALF = 1.2
 PIVOT_Z = 1.7
 HANG = 0.8
 PAN_RADIUS = 0.45
-LEVEL_PX = 3.0  # pan height difference below this: balanced
-TILT_PX = 12.0  # above this: tilted; in between the picture is ambiguous
+LEVEL_PX = 8.0  # pan height difference below this: balanced (a turned camera puts one pan a few pixels lower)
+TILT_PX = 24.0  # above this: tilted (a 9 degree tilt drops a pan ~40 px); in between the picture is ambiguous
 SUPERSAMPLE = 2  # drawn at twice the size and averaged down: smooth edges
 VARIANT_POOL = 3  # variants drawn per kind (each new variant costs a mesh build)
 FAMILIES: dict[str, tuple[str, ...]] = {
@@ -110,7 +110,7 @@ class WeightComparison(Task):
             "n_objects": self.config.objects_per_level[level - 1],
             "questions": list(QTYPES),
             "two_object_pans": level == 3,
-            "equal_pair": level == 3,
+            "equal_pair": level >= 2,
         }
 
     def scene_knobs(self, scene: Scene) -> dict[str, Any]:
@@ -133,8 +133,8 @@ class WeightComparison(Task):
         for c in range(1, n):
             children.setdefault(parent[c], []).append(c)
         equal_edge = -1
-        if k["equal_pair"]:  # one edge below the root's children balances: never the answer's own
-            cands = [c for c in range(1, n) if parent[c] != 0]
+        if k["equal_pair"]:  # one picture balances, a wrong option's first (it then never rises); never the answer
+            cands = [c for c in range(1, n_wrong + 1) if parent[c] != 0] or [c for c in range(1, n) if parent[c] != 0]
             if not cands:
                 raise Reject("no edge for a level beam")
             equal_edge = cands[int(rng.integers(len(cands)))]
@@ -186,7 +186,7 @@ class WeightComparison(Task):
             style=int(rng.integers(len(STYLES))),
             tilt_deg=round(float(rng.uniform(9.0, 14.0)), 2),
             cameras=tuple(
-                (float(rng.uniform(-14, 14)), float(rng.uniform(3, 14)), float(rng.uniform(4.1, 4.8)))
+                (float(rng.uniform(-10, 10)), float(rng.uniform(2, 10)), float(rng.uniform(4.1, 4.8)))
                 for _ in comparisons
             ),
         )
@@ -333,24 +333,21 @@ class WeightComparison(Task):
 
 
 def _tree(rng: np.random.Generator, n: int, n_wrong: int) -> list[int]:
-    """parent[c] for c in 1..n-1 (parent[0] = -1): a tree rooted at 0 whose leaves are exactly the wrong options
-    1..n_wrong (the links n_wrong+1.. each lead on to a wrong option), so every edge lies on a branch that ends
-    in a wrong option."""
-    links = list(range(n_wrong + 1, n))
-    for _ in range(50):
+    """parent[c] for c in 1..n-1 (parent[0] = -1): a tree rooted at the answer 0 in which every leaf is a wrong
+    option (1..n_wrong; the links n_wrong+1.. and some wrong options lead on), so every edge has a wrong option
+    below it. The answer weighs in no more pictures than the busiest wrong option: counting appearances does not
+    find it."""
+    for _ in range(200):
+        order = [0, *(int(v) + 1 for v in rng.permutation(n - 1))]
         parent = [-1] * n
-        inner = [0]
-        for x in links:
-            parent[x] = inner[int(rng.integers(len(inner)))]
-            inner.append(x)
-        childless = [x for x in links if x not in parent]
-        if len(childless) > n_wrong:
+        for j in range(1, n):
+            parent[order[j]] = order[int(rng.integers(j))]
+        has_child = set(parent[1:])
+        if any(x not in has_child for x in range(n_wrong + 1, n)):
             continue
-        leaves = [int(v) for v in rng.permutation(range(1, n_wrong + 1))]
-        for x, leaf in zip(childless, leaves, strict=False):
-            parent[leaf] = x
-        for leaf in leaves[len(childless) :]:
-            parent[leaf] = inner[int(rng.integers(len(inner)))]
+        degree = [sum(1 for c in range(1, n) if parent[c] == x) + (x != 0) for x in range(n)]
+        if degree[0] > max(degree[1 : n_wrong + 1]):
+            continue
         return parent
     raise Reject("no tree with wrong options at every branch end")
 
