@@ -51,6 +51,7 @@ ROWS = {2: ("top", "bottom"), 3: ("top", "middle", "bottom"), 4: ("top", "upper 
 COLS = {2: ("left", "right"), 3: ("left", "centre", "right"), 4: ("far left", "left", "right", "far right")}
 HOLE = (128, 128, 128)
 HOLE_EDGE = (40, 40, 40)
+PLAIN_STD = 6.0  # below this colour spread (per channel) a tile shows nothing to place it by
 LEVEL_KINDS = (("where", "arrangement"), ("where2", "missing"), ("missing", "neighbour"))
 SIDES = {"right": (0, 1), "left": (0, -1), "below": (1, 0), "above": (-1, 0)}
 SIDE_WORDS = {
@@ -145,7 +146,10 @@ class ImagePuzzle(Task):
         pic = _picture(scene.family, scene.style, scene.seed, g) if scene.kind != "arrangement" else None
         if scene.kind == "where":
             assert pic is not None
-            cell = cells[int(rng.integers(len(cells)))]
+            busy = [x for x in cells if not _plain(_tile(pic.img, x))]
+            if not busy:
+                raise Reject("every tile of the picture is plain")
+            cell = busy[int(rng.integers(len(busy)))]
             small = _small_picture(pic.img)
             tile = _tile(pic.img, cell)
             others = [x for x in cells if x != cell and _separable(small, tile, cell, x, g, self.config)]
@@ -180,6 +184,9 @@ class ImagePuzzle(Task):
                 f"grid. Which of the last four tiles sits {SIDE_WORDS[side]} the first one in the picture?"
             )
         else:
+            quarters = _picture(scene.family, scene.style, scene.seed, 2).img
+            if any(_plain(_tile(quarters, (c // 2, c % 2))) for c in range(4)):
+                raise Reject("a quarter of the picture is plain")
             shown = tuple(int(v) for v in rng.permutation(4))  # image k shows cell shown[k] (reading order)
             truth = tuple(1 + shown.index(c) for c in range(4))  # image numbers in reading order
             keys = place(truth, _coset_distractors(rng, truth, 4, near=False), slot)
@@ -199,7 +206,10 @@ class ImagePuzzle(Task):
         small = _small_picture(pic.img)
         cells = [(r, c) for r in range(g) for c in range(g)]
         order = [cells[int(i)] for i in rng.permutation(len(cells))]
-        a, b = order[0], order[1]
+        busy = [x for x in order if not _plain(_tile(pic.img, x))]
+        if len(busy) < 2:
+            raise Reject("too few tiles of the picture show anything")
+        a, b = busy[0], busy[1]
         pairs = []
         taken = {a, b}
         for cell in (a, b):
@@ -237,6 +247,8 @@ class ImagePuzzle(Task):
         inner = range(1, g - 1) if near else range(g)
         cells = [(r, c) for r in inner for c in inner]
         cell = cells[int(rng.integers(len(cells)))]
+        if _plain(_tile(pic.img, cell)):
+            raise Reject("the missing tile is plain")
         hole = _cell_box(cell, g)
         holed = _holed(_small_picture(pic.img), hole)
         true = (float(cell[0]), float(cell[1]))
@@ -249,14 +261,15 @@ class ImagePuzzle(Task):
             # every crop half a cell around the hole must be clearly wrong, whichever block is drawn: a test that
             # looked only at the drawn block would keep the corners whose shifts happen to be clearer more often
             ring = [(true[0] + a / 2, true[1] + b / 2) for a in (-1, 0, 1) for b in (-1, 0, 1) if (a, b) != (0, 0)]
-            if not all(wrong(p) for p in ring):
-                raise Reject("a near-miss tile fits the hole about as well as the true one")
+            if not all(wrong(p) and not _plain(_crop(pic.img, p)) for p in ring):
+                raise Reject("a near-miss tile fits the hole about as well as the true one, or shows nothing")
             ka, kb = int(rng.integers(2)), int(rng.integers(2))
             r0, c0 = true[0] - ka / 2, true[1] - kb / 2
             picked = [p for p in ((r0 + a / 2, c0 + b / 2) for a in (0, 1) for b in (0, 1)) if p != true]
         else:
             others = [(float(r), float(c)) for r, c in cells if (r, c) != cell]
-            picked = [p for p in (others[int(i)] for i in rng.permutation(len(others))) if wrong(p)][:3]
+            shuffled = (others[int(i)] for i in rng.permutation(len(others)))
+            picked = [p for p in shuffled if wrong(p) and not _plain(_crop(pic.img, p))][:3]
             if len(picked) < 3:
                 raise Reject("too few candidate tiles are clearly wrong for the hole")
         distractors = [picked[int(i)] for i in rng.permutation(3)]
@@ -278,8 +291,10 @@ class ImagePuzzle(Task):
             true = (ref[0] + dr, ref[1] + dc)
             if not (0 <= true[0] < g and 0 <= true[1] < g):
                 continue
+            if _plain(tiles[ref]) or _plain(tiles[true]):
+                continue
             best = _edge_cost(tiles[ref], tiles[true], side)
-            others = [x for x in cells if x not in (ref, true)]
+            others = [x for x in cells if x not in (ref, true) and not _plain(tiles[x])]
             fine = [x for x in others if _clear(best, _edge_cost(tiles[ref], tiles[x], side), self.config)]
             if len(fine) < 3 or best > 12:
                 continue  # a plain edge (sky to sky): no tile would join it clearly
@@ -523,6 +538,11 @@ def _words(items: list[str], most: int) -> str:
     if len(items) == 1:
         return items[0]
     return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _plain(tile: np.ndarray) -> bool:
+    """A tile with nothing to go by: every colour channel nearly constant (a patch of clear sky, a bare background)."""
+    return float(tile.reshape(-1, 3).std(axis=0).max()) < PLAIN_STD
 
 
 def _clear(best: float, other: float, config: ImagePuzzleConfig) -> bool:
