@@ -310,9 +310,32 @@ LIES: dict[str, Case] = {
     "depth claim dropped": Case(
         LOC, "img2img", ", so the green capsule is nearer to the camera than the red cube.", ".", "nearer"
     ),
+    # (c) candidates or images trading what is said of them within one clause
+    "frames traded within a sentence": Case(
+        SP,
+        "img2img",
+        "from x = 156 px in Image 1 (t = 0.00 s) to x = 348 px in Image 3 (t = 1.75 s)",
+        "from x = 156 px in Image 3 (t = 0.00 s) to x = 348 px in Image 1 (t = 1.75 s)",
+        "of image 3",
+    ),
+    "nearest and farthest traded in another view": Case(
+        DEP,
+        "img2img",
+        "the nearest object is the orange cone and the farthest the pink cube",
+        "the nearest object is the pink cube and the farthest the orange cone",
+        "pink cube",
+    ),
 }
 
 PARAPHRASES: dict[str, Case] = {
+    "depth img2img, the other view said another way": Case(
+        DEP,
+        "img2img",
+        "The other photos show the table from other sides, where the order is different: in Image 2 the nearest "
+        "object is the orange cone and the farthest the pink cube.",
+        "From the other side of the table the order changes: in Image 2 the orange cone is the nearest object and the "
+        "pink cube the farthest.",
+    ),
     "view_3d conclusion restructured": Case(
         V3,
         "conclusion",

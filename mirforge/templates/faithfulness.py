@@ -32,7 +32,9 @@ small lexicon, never by a model, and the tuples of the two texts are compared:
   "does not fit", "the answer is") and the image or object named beside it ("Candidate A (Image 3)", "the gray
   cube (option A)"); a rewrite may not mention a letter the template step does not, pair it with something
   else, or give it another verdict;
-- values: each number is tied to the objects and images named in its clause, so two values cannot trade places;
+- values: each number is tied to the objects named in its clause and to the image it is said of (the image last
+  named before it in its clause, else the first named after it), so two values cannot trade places, nor two
+  images their values;
 - negations of a claim that has no relation word ("the cyan cone is hidden" / "is not hidden").
 
 A template claim the rewrite does not make is "dropped", a rewrite claim the template does not make "added";
@@ -331,9 +333,13 @@ OTHERS_RE = re.compile(
     re.IGNORECASE,
 )
 VIEW_LIST_RE = re.compile(r"\b(?:front|side|top)\s+(?:and|or)\s+(?:the\s+)?(?=\ue000\d+\ue001)", re.IGNORECASE)
-VIEW_RE = re.compile(r"\b(?:front|side|top)\s+views?\b", re.IGNORECASE)
+VIEW_RE = re.compile(r"\b(?:front|side|top|both|neither|either)\s+views?\b", re.IGNORECASE)
 PRONOUN_RE = re.compile(r"\b(?:it|its|itself|they|them|their)\b", re.IGNORECASE)
-INVERSION_RE = re.compile(r"^\W*(?:is|are|was|comes?|lies|stands|goes)\W+(?:the\W+)?$", re.IGNORECASE)
+# "the slowest is the X", "the nearest object is the X", and without its verb: "..., and the farthest the X"
+INVERSION_RE = re.compile(
+    r"^\W*(?:(?:object|one|item|shape|thing)s?\W+)?(?:(?:is|are|was|comes?|lies|stands|goes)\W+(?:the\W+)?|the\s+)$",
+    re.IGNORECASE,
+)
 RELATIVE_RE = re.compile(r"^\s*(?:which|that|who)\b", re.IGNORECASE)
 CLAUSE_SPLIT_RE = re.compile(
     r"[,:;]|\s(?=(?:and|but|while|whereas|so|although|though|because|since|which|then|yet|or)\b)", re.IGNORECASE
@@ -408,7 +414,8 @@ class LetterClaim:
 @dataclass(frozen=True)
 class Value:
     number: str
-    near: frozenset[str]  # what the clause that holds the number names
+    near: frozenset[str]  # the objects (and letters) the clause that holds the number names
+    image: str | None = None  # the image the number is said of
 
 
 @dataclass
@@ -599,12 +606,17 @@ class Reader:
                 after = [(p, m) for p, m in here if p >= end and m.kind not in ("letter", "answer")]
                 subject, stated = pick_subject(before, carry, last[0])
                 obj = None
-                if after and links(clause[end : after[0][0]], clause[start:end]):
+                if after and links(clause[end : after[0][0]], clause[start:end], axis):
                     obj = resolve(after[0][1], subject, carry or last[0], recent)
                     after = after[1:]
                 gap_start = end if obj is None else clause.index("\ue001", end) + 1
-                if not stated and after and INVERSION_RE.search(clause[gap_start : after[0][0]]):
-                    subject, stated = resolve(after[0][1], None, carry, recent), True  # "the slowest is the X"
+                framed = stated and subject is not None and is_image(subject)  # named first is the image, not X
+                if (
+                    after
+                    and (not stated or (framed and after[0][1].kind == "entity"))
+                    and INVERSION_RE.search(clause[gap_start : after[0][0]])
+                ):  # "the slowest is the X"; "in Image 2 the nearest object is the X" is about the X, in Image 2
+                    subject, stated = resolve(after[0][1], None, carry, recent), True
                 if RELATIVE_RE.match(clause) and recent and not stated:
                     subject, stated = recent[-1], True  # "..., which is taller than it"
                 elif RELATIVE_RE.match(clause) and obj is None and recent and recent[-1] != subject:
@@ -648,12 +660,15 @@ class Reader:
         reading.claims.update(waiting)
 
     def values(self, clause: str, here: list[tuple[int, Mention]], carry: str | None, reading: Reading) -> None:
-        near = frozenset(
-            key for _, m in here if m.kind in ("entity", "image", "letter", "answer", "others") for key in m.keys
-        ) or frozenset([carry] if carry else [])
-        bare = MENTION_RE.sub(" ", clause)
-        for number in NUMBER_RE.findall(bare):
-            reading.values.append(Value(canonical_number(number), near))
+        near = frozenset(key for _, m in here if m.kind in ("entity", "letter", "answer", "others") for key in m.keys)
+        near = near or frozenset([carry] if carry and not is_image(carry) else [])
+        images = [(p, m.key) for p, m in here if m.kind == "image" and len(m.keys) == 1]
+        bare = MENTION_RE.sub(lambda m: " " * len(m.group(0)), clause)  # the same positions, no token digits
+        for m in NUMBER_RE.finditer(bare):
+            before = [key for p, key in images if p < m.start()]
+            after = [key for p, key in images if p > m.start()]
+            image = before[-1] if before else after[0] if after else None
+            reading.values.append(Value(canonical_number(m.group(0)), near, image))
 
 
 QUOTE_RE = re.compile(r"\ue003(\d+)\ue004")
@@ -746,13 +761,14 @@ def resolve(mention: Mention, subject: str | None, carry: str | None, recent: li
     return None
 
 
-def links(between: str, word: str) -> bool:
-    """Whether the words between a relation word and the next name make that name its object."""
+def links(between: str, word: str, axis: str = "") -> bool:
+    """Whether the words between a relation word and the next name make that name its object ("agrees with" and
+    "matches" take theirs directly: "the top view in Image 3 matches the front view")."""
     rest = LINK_FILLERS.sub(" ", between)
     rest = " ".join(rest.replace(BOX_TOKEN, " ").split()).lower()
     if not rest:
-        return bool(PREPOSITIONAL.match(word.strip()))
-    return rest in LINKS
+        return axis == "verdict" or bool(PREPOSITIONAL.match(word.strip()))
+    return rest in LINKS or (axis == "verdict" and rest == "with")
 
 
 # --------------------------------------------------------------------------------------------------- comparing
@@ -785,10 +801,6 @@ def claims_match(a: Claim, b: Claim) -> bool:
 
 def letters_match(a: LetterClaim, b: LetterClaim) -> bool:
     return a.letter == b.letter and a.verdict == b.verdict and same(a.partner, b.partner)
-
-
-def values_match(a: Value, b: Value) -> bool:
-    return a.number == b.number and (not a.near or not b.near or bool(a.near & b.near))
 
 
 def compare(label: str, before: Reading, after: Reading, answer: str) -> list[str]:
@@ -825,18 +837,24 @@ def compare(label: str, before: Reading, after: Reading, answer: str) -> list[st
 
 def value_problems(label: str, before: list[Value], after: list[Value]) -> list[str]:
     """Numbers present in both texts but said of other images or other things (the token check reports the
-    missing ones). A number's images, and separately its objects, must overlap where both texts name some."""
+    missing ones). A number's objects must overlap where both texts name some; each image the rewrite says it of
+    must be one the template says it of."""
     problems = []
     for number in sorted({v.number for v in before} & {v.number for v in after}, key=number_key):
         was = frozenset().union(*(v.near for v in before if v.number == number))
         now = frozenset().union(*(v.near for v in after if v.number == number))
-        for test in (is_image, lambda key: not is_image(key)):
-            old, new = {k for k in was if test(k)}, {k for k in now if test(k)}
-            if old and new and not old & new:
-                problems.append(
-                    f"{label}: says {number} of {', '.join(sorted(new))}, where the template says it of "
-                    f"{', '.join(sorted(old))}"
-                )
+        if was and now and not was & now:
+            problems.append(
+                f"{label}: says {number} of {', '.join(sorted(now))}, where the template says it of "
+                f"{', '.join(sorted(was))}"
+            )
+        old = {v.image for v in before if v.number == number} - {None}
+        new = {v.image for v in after if v.number == number} - {None}
+        if old and new - old:
+            problems.append(
+                f"{label}: says {number} of {', '.join(sorted(new - old))}, where the template says it of "
+                f"{', '.join(sorted(old))}"
+            )
     return problems
 
 
