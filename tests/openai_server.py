@@ -15,6 +15,9 @@
 - ``always``: a fault every request gets once the ``fail`` queue is empty (an endpoint that is down: 500, or hangs:
   ``"timeout"`` with a long ``timeout_delay``); None (the default) answers.
 - ``requests`` (parsed bodies), ``images`` (per request), ``count`` (all requests, faults included).
+- ``refuse_schema``: answer a request with a ``response_format`` of type ``json_schema`` with HTTP 400 naming
+  ``response_format``, as servers without structured outputs do.
+- :class:`Liar` answers the rewriter's requests with its own steps back, each with one planted lie.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import base64
 import hashlib
 import io
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -62,6 +66,7 @@ class OpenAIServer:
         model: str = "test-model",
         timeout_delay: float = 2.0,
         retry_after: float = 0.01,
+        refuse_schema: bool = False,
     ) -> None:
         if isinstance(respond, str):
             text = respond
@@ -74,6 +79,8 @@ class OpenAIServer:
         self.model = model
         self.timeout_delay = timeout_delay
         self.retry_after = retry_after
+        self.refuse_schema = refuse_schema
+        self.refused = 0  # requests refused for their response_format
         self.requests: list[dict[str, Any]] = []
         self.images: list[list[Decoded]] = []
         self.count = 0
@@ -155,6 +162,11 @@ class OpenAIServer:
             return fault, {"error": {"message": f"scripted {fault}", "type": "server_error", "code": fault}}
         if not path.rstrip("/").endswith("/chat/completions"):
             return 404, {"error": {"message": f"no route {path}"}}
+        if self.refuse_schema and (body.get("response_format") or {}).get("type") == "json_schema":
+            with self.lock:
+                self.refused += 1
+            message = "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model."
+            return 400, {"error": {"message": message, "type": "invalid_request_error", "param": "response_format"}}
         images = []
         for message in body.get("messages", []):
             content = message.get("content")
@@ -182,3 +194,96 @@ class OpenAIServer:
             "choices": choices,
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }
+
+
+# ------------------------------------------------------------------------------------------------- a lying model
+
+REQUEST_RE = re.compile(r"Correct answer: ([A-Z])\n\nOriginal steps \(JSON\):\n(.*)\Z", re.DOTALL)
+ANSWER_IS_RE = re.compile(r"\b(the answer is) ([A-Z])\b", re.IGNORECASE)
+LETTER_REF_RE = re.compile(r"\b((?:[Oo]ption|[Cc]andidate|[Cc]hoice)\s+)([A-Z])\b")
+IMAGE_RE = re.compile(r"\b(Images?\s+)(\d+)\b")
+SIDES = {"left": "right", "right": "left", "Left": "Right", "Right": "Left", "leftmost": "rightmost"}
+SIDES |= {v: k for k, v in SIDES.items()}
+SIDES_RE = re.compile(r"\b(" + "|".join(SIDES) + r")\b")
+
+
+def swap(text: str, pattern: re.Pattern[str], a: str, b: str) -> str:
+    """``text`` with the values ``a`` and ``b`` of ``pattern``'s second group traded wherever they stand."""
+    return pattern.sub(lambda m: m.group(1) + {a: b, b: a}.get(m.group(2), m.group(2)), text)
+
+
+def append_option(steps: dict[str, Any], answer: str, letters: list[str]) -> bool:
+    """Adds "option Y is the best match" for another letter Y after "the answer is X"."""
+    other = next(letter for letter in letters if letter != answer)
+    claim = f"option {other} is the best match"
+    text = steps["conclusion"]
+    if ANSWER_IS_RE.search(text):
+        steps["conclusion"] = ANSWER_IS_RE.sub(lambda m: f"{m.group(0)}, and {claim}", text, count=1)
+    else:
+        steps["conclusion"] = f"{text} Note that {claim}."
+    return True
+
+
+def swap_candidates(steps: dict[str, Any], answer: str, letters: list[str]) -> bool:
+    """Trades two candidates in img2img: two option letters where it names letters, else two images."""
+    text = steps["img2img"]
+    named = list(dict.fromkeys(m.group(2) for m in LETTER_REF_RE.finditer(text)))
+    pattern = LETTER_REF_RE if len(named) >= 2 else IMAGE_RE
+    if pattern is IMAGE_RE:
+        named = list(dict.fromkeys(m.group(2) for m in IMAGE_RE.finditer(text)))
+    if len(named) < 2:
+        return False
+    steps["img2img"] = swap(text, pattern, named[-2], named[-1])
+    return True
+
+
+def swap_sides(steps: dict[str, Any], answer: str, letters: list[str]) -> bool:
+    """Trades left and right in the captions and the conclusion."""
+    flip = lambda text: SIDES_RE.sub(lambda m: SIDES[m.group(1)], text)  # noqa: E731
+    before = [*steps["caption"], steps["conclusion"]]
+    steps["caption"] = [flip(c) for c in steps["caption"]]
+    steps["conclusion"] = flip(steps["conclusion"])
+    return [*steps["caption"], steps["conclusion"]] != before
+
+
+LIES: dict[str, Callable[[dict[str, Any], str, list[str]], bool]] = {
+    "append_option": append_option,
+    "swap_candidates": swap_candidates,
+    "swap_sides": swap_sides,
+}
+
+
+class Liar:
+    """A responder for the rewriter's requests: the request's own steps as JSON, with one lie planted.
+
+    Each instance (a request's seed) is given the next mode in turn when the liar first sees it, so a retry tells the
+    same lie and any three instances hear all three; where that mode does not apply to its steps (a text without
+    "left" or "right" cannot have them swapped) the next one that does is told. ``told`` lists, per request, the lie
+    told, or None where no mode applied (then the steps come back unchanged).
+    """
+
+    def __init__(self, *modes: str) -> None:
+        unknown = set(modes) - set(LIES)
+        if not modes or unknown:
+            raise ValueError(f"Liar: modes must be some of {', '.join(LIES)}, got {modes}")
+        self.modes = modes
+        self.told: list[str | None] = []
+        self.turns: dict[int, int] = {}  # seed -> the index of its mode
+        self.lock = threading.Lock()
+
+    def __call__(self, request: dict[str, Any], images: list[Decoded]) -> str:
+        match = REQUEST_RE.search(request["messages"][1]["content"])
+        if match is None:
+            raise ValueError("Liar: not a rewriter request")
+        answer, steps = match.group(1), json.loads(match.group(2))
+        letters = re.findall(r"^([A-Z])\. ", request["messages"][1]["content"], re.MULTILINE)
+        with self.lock:
+            start = self.turns.setdefault(int(request.get("seed") or 0), len(self.turns) % len(self.modes))
+        told = None
+        for mode in self.modes[start:] + self.modes[:start]:
+            if LIES[mode](steps, answer, letters):
+                told = mode
+                break
+        with self.lock:
+            self.told.append(told)
+        return json.dumps(steps)

@@ -16,18 +16,21 @@ import pytest
 
 from mirforge.errors import InputError
 from mirforge.models.cache import ResponseCache
+from mirforge.models.llm import CallFailed
 from mirforge.registry import resolve
 from mirforge.task import Steps
 from mirforge.templates.rewriter import (
     Rewriter,
+    build_messages,
     check,
     image_refs,
     parse_reply,
     rewriter_for,
     steps_json,
 )
+from mirforge.templates.structured import refuses_schema, steps_schema
 
-from openai_server import OpenAIServer
+from openai_server import LIES, Liar, OpenAIServer
 
 pytest.importorskip("openai")
 
@@ -277,6 +280,77 @@ def test_without_openai_the_rewriter_names_the_extra(monkeypatch, tmp_path):
         Rewriter({"backend": "openai", "model": "m"}, tmp_path / "llm.sqlite")
 
 
+# ------------------------------------------------------------------------------------------- structured outputs
+
+
+def test_the_reply_is_asked_for_with_the_steps_schema(server, tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    steps, record = rewrite(Rewriter(config(server), tmp_path / "llm.sqlite"))
+    assert record["outcome"] == "rewritten" and record["format"] == "json_schema"
+    wanted = server.requests[0]["response_format"]
+    assert wanted["type"] == "json_schema" and wanted["json_schema"]["schema"] == steps_schema(6)
+    schema = wanted["json_schema"]["schema"]
+    jsonschema.validate(steps_json(steps), schema)
+    for bad in ({**steps_json(steps), "caption": steps.caption[:5]}, {**steps_json(steps), "extra": "x"}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)
+
+
+def test_an_endpoint_refusing_the_schema_gets_plain_json_noted_once(tmp_path, capsys):
+    with OpenAIServer(lambda request, images: reply(fluent(original_steps(request))), refuse_schema=True) as srv:
+        first = Rewriter(config(srv), tmp_path / "llm.sqlite")
+        records = [rewrite(first, seed=seed)[1] for seed in (1, 2, 3)]
+        assert [r["outcome"] for r in records] == ["rewritten"] * 3
+        assert {r["format"] for r in records} == {"json"}
+        assert srv.refused == 1 and srv.count == 4  # one refused request, then one plain request per instance
+        assert all("response_format" not in request for request in srv.requests)
+        second = Rewriter(config(srv), tmp_path / "llm.sqlite")  # another worker of the run: reads the note
+        assert rewrite(second, seed=4)[1]["format"] == "json" and srv.refused == 1
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "refuses response_format" in line]
+    assert len(warnings) == 1, warnings
+
+
+@pytest.mark.parametrize(
+    ("status", "detail", "refused"),
+    [
+        (400, "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.", True),
+        (422, "body -> response_format -> type: unexpected value; permitted: 'text', 'json_object'", True),
+        (400, "grammar: json_schema: unsupported keyword 'minItems'", True),
+        (400, "This model's maximum context length is 4096 tokens.", False),
+        (401, "Incorrect API key provided (response_format is fine)", False),
+    ],
+)
+def test_only_a_refusal_of_response_format_switches_to_plain_json(status, detail, refused):
+    assert refuses_schema(CallFailed(f"endpoint refused: HTTP {status}", detail)) is refused
+
+
+def test_a_failure_that_is_no_refusal_is_not_retried_without_the_schema(tmp_path):
+    with OpenAIServer(lambda request, images: reply(fluent(original_steps(request)))) as srv:
+        srv.fail(400)  # a bad request that does not name response_format
+        steps, record = rewrite(Rewriter(config(srv), tmp_path / "llm.sqlite"))
+        assert steps == STEPS and record["outcome"] == "fallback" and record["reason"] == "endpoint refused: HTTP 400"
+        assert srv.count == 1 and srv.refused == 0
+        assert rewrite(Rewriter(config(srv), tmp_path / "llm.sqlite"), seed=8)[1]["format"] == "json_schema"
+
+
+# ---------------------------------------------------------------------------------------------- a lying endpoint
+
+
+def test_every_lie_of_the_liar_is_caught_on_the_steps_it_changes():
+    liar = Liar(*LIES)
+    for seed in range(3):
+        request = {"seed": seed, "messages": build(STEPS)}
+        lied = Steps(**json.loads(liar(request, [])))
+        assert lied != STEPS
+        problems = check(STEPS, lied, question=QUESTION, options=OPTIONS, answer=ANSWER, entities=ENTITIES)
+        assert problems, liar.told[-1]
+    assert sorted(liar.told) == sorted(LIES)
+
+
+def build(steps: Steps) -> list[dict[str, str]]:
+    return build_messages(steps, QUESTION, OPTIONS, ANSWER)
+
+
 # -------------------------------------------------------------------------------------------------- the command
 
 
@@ -331,6 +405,37 @@ def test_generate_with_two_workers_shares_the_cache(tmp_path):
     for path in first.rglob("*"):
         if path.is_file():
             assert b"sk-planted-secret" not in path.read_bytes(), path
+
+
+def test_generate_against_a_lying_endpoint_keeps_every_template(tmp_path):
+    """Appended option claims, swapped candidates, swapped left and right: every instance falls back, with why."""
+    liar = Liar(*LIES)
+    with OpenAIServer(liar) as srv:
+        args = ["generate", "--tasks", "view_3d,location_relationship", "--n", "2", "--workers", "2", "-q"]
+        result = mirforge(*args, "--rewriter", "openai", "--model", "m", "--base-url", srv.url, "--out", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for path in sorted(tmp_path.glob("instances/*/*/*.jsonl")) for line in path.open()]
+    assert len(records) == 4
+    assert None not in liar.told and set(liar.told) == set(LIES), liar.told
+    assert len(liar.told) == 2 * len(records)  # each instance: the lie, then the same lie after the corrective retry
+    for rec in records:
+        rewriter = rec["provenance"]["rewriter"]
+        assert rewriter["outcome"] == "fallback" and rewriter["reason"].startswith("unfaithful: "), rewriter
+        assert rewriter["format"] == "json_schema"
+
+
+def test_generate_against_an_endpoint_without_structured_outputs_says_so_once(tmp_path):
+    with OpenAIServer(lambda request, images: reply(fluent(original_steps(request))), refuse_schema=True) as srv:
+        args = ["generate", "--tasks", "view_3d", "--n", "4", "--workers", "2", "--shard-size", "2", "-q"]
+        result = mirforge(*args, "--rewriter", "openai", "--model", "m", "--base-url", srv.url, "--out", str(tmp_path))
+        assert result.returncode == 0, result.stderr
+        assert 1 <= srv.refused <= 2  # at most one refused request per worker, whatever the number of instances
+    assert result.stderr.count("refuses response_format") == 1, result.stderr
+    records = [json.loads(line) for path in sorted(tmp_path.glob("instances/*/*/*.jsonl")) for line in path.open()]
+    assert len(records) == 4
+    assert {(r["provenance"]["rewriter"]["outcome"], r["provenance"]["rewriter"]["format"]) for r in records} == {
+        ("rewritten", "json")
+    }
 
 
 # --------------------------------------------------------------------------------------- a real small model

@@ -12,6 +12,10 @@ and the cache key, not whether this particular run hit the cache (the client's `
 The faithfulness check is :func:`mirforge.templates.faithfulness.check_rewrite`: the numbers, boxes, names, image
 references and answer letter of every step, and the claims it makes (relations, orders, what each option letter is
 paired with, negations).
+
+The reply is asked for as structured output (``response_format`` with the JSON schema of the steps); an endpoint
+that refuses it is asked with the prompt's plain JSON instructions for the rest of the run
+(:mod:`mirforge.templates.structured`). The provenance records which (``format``: ``json_schema`` or ``json``).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from mirforge.models.llm import BudgetExhausted, CallFailed, LLMClient
 from mirforge.task import Steps
 from mirforge.templates.faithfulness import TEXT_STEPS, image_refs  # noqa: F401 (image_refs: re-exported)
 from mirforge.templates.faithfulness import check_rewrite as check
+from mirforge.templates.structured import SchemaRefusals, refuses_schema, response_format
 
 DEFAULTS: dict[str, Any] = {
     "temperature": 0.0,
@@ -180,11 +185,12 @@ class Rewriter:
         self.endpoint = self.llm.endpoint
         self.stats: Counter = Counter()  # rewritten, fallback
         self.said_opened = False
+        self.refusals = SchemaRefusals(self.llm.cache, self.endpoint, self.model)
 
-    @property
-    def params(self) -> dict[str, Any]:
-        """The request parameters that decide a response (part of the cache key)."""
-        return {"temperature": self.settings["temperature"], "max_tokens": self.settings["max_tokens"]}
+    def params(self, fmt: str) -> dict[str, Any]:
+        """The request parameters that decide a response (part of the cache key); ``fmt`` is how the reply was asked
+        for ("json_schema" or "json")."""
+        return {"temperature": self.settings["temperature"], "max_tokens": self.settings["max_tokens"], "format": fmt}
 
     def rewrite(
         self,
@@ -202,10 +208,8 @@ class Rewriter:
         record: dict[str, Any] = {"model": self.model, "endpoint": self.endpoint}
         problems: list[str] = []
         for attempt in (1, 2):
-            key = cache_key(self.model, messages, self.params, seed)
-            record.setdefault("key", key[:16])
             try:
-                content = self.complete(messages, key, seed)
+                content = self.ask(messages, seed, len(steps.caption), record)
             except (BudgetExhausted, CallFailed) as why:
                 self.say_opened()
                 return self.fallback(steps, record, str(why))
@@ -233,9 +237,39 @@ class Rewriter:
                 file=sys.stderr,
             )
 
-    def complete(self, messages: list[dict[str, str]], key: str, seed: int) -> str:
+    def ask(self, messages: list[dict[str, str]], seed: int, n_captions: int, record: dict[str, Any]) -> str:
+        """The reply to ``messages``, asked for with the steps' JSON schema unless the endpoint refused it (then with
+        plain JSON instructions); notes the format and the first cache key in ``record``."""
+        if not self.refusals.refused():
+            key = cache_key(self.model, messages, self.params("json_schema"), seed)
+            first = "key" not in record
+            record.setdefault("key", key[:16])
+            record["format"] = "json_schema"
+            try:
+                return self.complete(messages, key, seed, response_format=response_format(n_captions))
+            except CallFailed as why:
+                if not refuses_schema(why):
+                    raise
+                self.note_refusal(why)
+                if first:
+                    del record["key"]  # the plain request below is the one answered
+        key = cache_key(self.model, messages, self.params("json"), seed)
+        record.setdefault("key", key[:16])
+        record["format"] = "json"
+        return self.complete(messages, key, seed)
+
+    def note_refusal(self, why: CallFailed) -> None:
+        """Record, for every worker of the run, that the endpoint refuses structured outputs; say it once."""
+        if self.refusals.record(f"{why}: {why.detail}"):
+            print(
+                f"warning: rewriter: {self.endpoint} refuses response_format json_schema ({why}); the run asks for "
+                "plain JSON instead",
+                file=sys.stderr,
+            )
+
+    def complete(self, messages: list[dict[str, str]], key: str, seed: int, **request: Any) -> str:
         """The reply to ``messages``: from the cache, else from the endpoint (retried by the client), then cached."""
-        texts = self.llm.complete(messages, key, seed=seed % 2**31, **self.request_params())
+        texts = self.llm.complete(messages, key, seed=seed % 2**31, **self.request_params(), **request)
         return texts[0] if texts else ""
 
     def request_params(self) -> dict[str, Any]:
