@@ -1,5 +1,5 @@
 """depth_relationship: depth conditions read in several photos, every photo needed, references defined by premise
-photos, the closest-camera question, no text shortcut, level knobs, scene families, config errors."""
+photos, no text shortcut, level knobs, scene families, config errors."""
 
 from __future__ import annotations
 
@@ -60,9 +60,7 @@ def test_conditions_and_premises_fill_every_photo(task, asked):
     for i, (scene, q) in enumerate(asked):
         f, level = q.facts, i % 3 + 1
         forms[(level, f["form"])] += 1
-        if f["form"] == "closest":
-            assert q.options == [f"Image {k + 1}" for k in range(len(scene.cameras))]
-            continue
+        assert len(scene.cameras) == task.knobs(level)["n_views"]
         used = [p["image"] for p in f["premises"]] + [c["image"] for c in f["conditions"]]
         assert sorted(used) == list(range(len(scene.cameras)))
         if f["form"] == "premise":
@@ -71,7 +69,7 @@ def test_conditions_and_premises_fill_every_photo(task, asked):
                 assert any(c["premise"] == k for c in f["conditions"])  # every premise's object is used
         for c in f["conditions"]:
             assert c["ref"] not in f["options"]
-    assert set(forms) == {(1, "named"), (1, "premise"), (2, "named"), (2, "premise"), (3, "premise"), (3, "closest")}
+    assert set(forms) == {(1, "named"), (1, "premise"), (2, "named"), (2, "premise"), (3, "premise")}
 
 
 def test_every_photo_is_needed(task, hard):
@@ -83,17 +81,7 @@ def test_every_photo_is_needed(task, hard):
         for k in range(len(rendered.images)):
             assert len(task.consistent(question, rendered, frozenset({k}))) >= 2
         forms.add(question.facts["form"])
-    assert forms == {"named", "premise", "closest"}
-
-
-def test_closest_renumbers_the_photos_so_the_answer_is_at_its_slot(task):
-    letters = Counter()
-    for i in range(2, 60, 3):
-        _, q = ask_only(task, i, seed=9)
-        if q.facts["form"] == "closest":
-            assert sorted(q.facts["order"]) == list(range(len(q.options)))
-            letters[q.letter] += 1
-    assert len(letters) == 4
+    assert forms == {"named", "premise"}
 
 
 def test_the_verifier_rejects_a_premise_the_photo_does_not_show(task):
@@ -162,8 +150,8 @@ def test_bad_config_names_the_field():
         make_task("depth_relationship", family="moon")
     with pytest.raises(InputError, match="depth_relationship.forms_per_level"):
         make_task("depth_relationship", forms_per_level="named,named,named")  # 'named' needs 3 photos at most
-    with pytest.raises(InputError, match="depth_relationship.forms_per_level"):
-        make_task("depth_relationship", forms_per_level="named,closest,premise")  # 'closest' needs 4 photos
+    with pytest.raises(InputError, match=r"depth_relationship\.forms_per_level: .*'named\+closest'"):
+        make_task("depth_relationship", forms_per_level="named,named+closest,premise")
     with pytest.raises(InputError, match="depth_relationship.premises_per_level"):
         make_task("depth_relationship", premises_per_level="1,3,2")
     with pytest.raises(InputError, match="depth_relationship.views_per_level"):

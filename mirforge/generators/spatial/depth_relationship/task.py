@@ -1,24 +1,26 @@
 """depth_relationship: depth orders read in several photos of one scene and combined.
 
 Everyday objects (``families``: a kitchen table, a room, toys on a play mat, a yard, or plain shapes) stand on a
-surface photographed by 2-4 perspective cameras around it. Three question forms, each built so that every photo is
+surface photographed by 2-4 perspective cameras around it. Two question forms, each built so that every photo is
 needed:
 
-- ``named``: "Which object is nearer to the camera than the mug in Image 1, farther from the camera than the lamp in
-  Image 2 [and nearer to it than the vase in Image 3]?" One condition per photo; the options are objects, exactly
-  one meets every condition, and for each photo one distractor fails that photo's condition alone, so without that
-  photo two options stay possible.
+- ``named``: "Which object is nearer to the camera than the mug in Image 1 and farther from the camera than the lamp
+  in Image 2 [and ...in Image 3]?" One condition per photo; the options are objects, exactly one meets every
+  condition, and for each photo one distractor fails that photo's condition alone (in that photo the reference
+  stands between it and every other option), so without that photo two options stay possible.
 - ``premise``: "In Image 1, one object stands nearest to the camera. Which object is farther from the camera than
-  it in Image 2 [and nearer than it in Image 3 ...]?" The reference is not named: Image 1 says which it is (without
-  Image 1 another reference would make another option right), and each other photo adds one condition as above.
-- ``closest``: "In which photo is the camera nearest to (farthest from) the kettle?" The options are the photos;
-  a hidden photo could always be the nearest, so every photo is needed. The same object looks larger the nearer
-  the camera, so its apparent size (and where it stands on the surface) answers it.
+  that object in Image 2 and nearer to the camera than the lamp in Image 3?" A reference is not named but defined
+  by a premise photo (two at level 3: "Call X the object nearest to the camera in Image 1 and Y ..."); without it
+  another object would be the reference and let a distractor through. Each other photo adds a condition as above.
 
 Depth is the median distance along the view axis of an object's visible pixels (the depth buffer); a comparison
 counts only when it clears ``depth_margin`` (half of it when measured) and the nearer object's lowest visible row
-is lower in the picture (what a person sees). ``closest`` compares one object's depth across photos by a ratio
-(``CLOSEST_RATIO``) and checks that its apparent size (square root of its pixel count) agrees.
+is lower in the picture (what a person sees), which is also what the steps cite.
+
+A third form was tried and dropped: "in which of Images 2 to 5 is the camera nearest to that object?" Every photo
+was needed, but the photos alone gave the answer away: an object singled out by its distance from the cameras
+stands at the rim, so the photos taken along its direction show the objects bunched together (the narrowest
+spread won 34-46%), and with cameras at different distances the photo where everything looks largest won 39%.
 """
 
 from __future__ import annotations
@@ -51,12 +53,9 @@ from mirforge.generators.spatial.multiview import (
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
 from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
-MAX_VIEWS = 4
 MAX_COVERED = 0.45  # objects the text relies on: at most this share of their projected box behind nearer objects
-FORMS = ("named", "premise", "closest")
+FORMS = ("named", "premise")
 TAGS = ("X", "Y", "Z")  # what the question calls the references of two or more premise photos
-CLOSEST_RATIO = 0.12  # closest: the answer's distance differs from every other photo's by at least 12%
-SIZE_AGREE = 0.03  # closest: and its apparent size (sqrt of its pixels) by at least 3% the same way
 PLAN_TRIES = 12  # draws of photo roles per scene
 DISTRACTOR_SETS = 40  # distractor sets tried per answer
 PAIR_SHARE = 0.3  # scenes with two objects of one kind in two colours ("the red mug", "the blue mug")
@@ -68,7 +67,7 @@ class DepthRelationshipConfig(TaskConfig):
     family: str = ""  # one family only (empty: every family in ``families``)
     objects_per_level: tuple[int, ...] = per_level(7, 8, 9)
     views_per_level: tuple[int, ...] = per_level(2, 3, 4)
-    forms_per_level: tuple[str, ...] = per_level("named+premise", "named+premise", "premise+closest")
+    forms_per_level: tuple[str, ...] = per_level("named+premise", "named+premise", "premise")
     premises_per_level: tuple[int, ...] = per_level(1, 1, 2)  # premise form: photos that each define a reference
     depth_margin: tuple[float, ...] = per_level(0.45, 0.35, 0.3)  # world units (the surface is about 5 across)
     min_visible_px: int = 150
@@ -78,7 +77,7 @@ class DepthRelationshipConfig(TaskConfig):
         super().validate()
         check_families(self.families, self.family)
         ensure(self.n_options == 4, "n_options", "must be 4 (one distractor per photo's condition, and a spare)")
-        ensure(all(2 <= n <= MAX_VIEWS for n in self.views_per_level), "views_per_level", f"each 2 to {MAX_VIEWS}")
+        ensure(all(2 <= n <= 4 for n in self.views_per_level), "views_per_level", "each 2 to 4")
         levels = zip(
             self.forms_per_level, self.views_per_level, self.objects_per_level, self.premises_per_level, strict=True
         )
@@ -101,8 +100,6 @@ class DepthRelationshipConfig(TaskConfig):
                 ensure(k <= len(TAGS), "premises_per_level", f"{len(TAGS)} at most")
                 ensure(views - k <= self.n_options - 1, "premises_per_level", f"{views - k} conditions: 3 at most")
                 ensure(n >= self.n_options + k, "objects_per_level", f"'premise' needs {self.n_options + k} objects")
-            if "closest" in forms:
-                ensure(views == self.n_options, "forms_per_level", f"'closest' needs {self.n_options} photos")
         ensure(all(n <= 9 for n in self.objects_per_level), "objects_per_level", "each count must be 9 at most")
         ensure(all(0 < m < 2.0 for m in self.depth_margin), "depth_margin", "margins must be in (0, 2.0)")
         ensure(self.min_visible_px > 0, "min_visible_px", "must be positive")
@@ -173,8 +170,6 @@ class DepthRelationship(Task):
             "different position. "
         )
         base = {"form": scene.form, "names": names, "margin": scene.margin, "min_px": self.config.min_visible_px}
-        if scene.form == "closest":
-            return _ask_closest(scene, depth, clear, names, lead, base, slot, rng)
         plan = _plan_order(scene, depth, clear, rng)
         if plan is None:
             raise Reject("no conditions that need every photo")
@@ -211,8 +206,7 @@ class DepthRelationship(Task):
     def render(self, scene: Scene, question: Question) -> Rendered:
         from mirforge.render.gl import renderer
 
-        order = question.facts.get("order", list(range(len(scene.cameras))))
-        cameras = [scene.cameras[c] for c in order]
+        cameras = list(scene.cameras)
         world = Scene3D(scene.objects, ground_color=GROUNDS[scene.family])
         views = renderer(self.image_size).views(world, cameras)
         names = question.facts["names"]
@@ -222,7 +216,7 @@ class DepthRelationship(Task):
 
     def verify(self, question: Question, rendered: Rendered) -> int:
         f, seen = question.facts, rendered.measured["views"]
-        for p in f.get("premises", []):
+        for p in f["premises"]:
             if _measured_extreme(seen[p["image"]], p["extreme"], f["margin"]) != p["ref"]:
                 raise Reject("a premise image does not show one object clearly nearest (farthest)")
         fits = self.consistent(question, rendered, frozenset())
@@ -232,11 +226,9 @@ class DepthRelationship(Task):
 
     def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int]:
         """Options the shown photos leave possible. A hidden photo's condition could go either way; a hidden
-        premise photo could make any object the reference; a hidden photo in ``closest`` could be the nearest."""
+        premise photo could make any object the reference."""
         f, seen = question.facts, rendered.measured["views"]
         shown = [None if i in hidden else m for i, m in enumerate(seen)]
-        if f["form"] == "closest":
-            return _closest_consistent(shown, f)
         choices = []
         for p in f["premises"]:
             known = _measured_extreme(shown[p["image"]], p["extreme"], f["margin"])
@@ -271,13 +263,6 @@ class DepthRelationship(Task):
             for v, m in enumerate(seen)
         ]
         out: dict[str, Any] = {"form": f["form"], "n_views": len(seen), "place": PLACES[scene.family], "images": images}
-        if f["form"] == "closest":
-            x = f["object"]
-            photos = [{"image": v + 1, "box": m[x]["box"], "area": m[x]["px"]} for v, m in enumerate(seen)]
-            ranked = sorted(photos, key=lambda p: p["area"], reverse=True)
-            out.update(object=x, which=f["which"], word=_extreme_text(f["which"]), photos=photos, ranked=ranked)
-            out["correct"] = photos[question.answer]
-            return out
         premises = []
         for p in f["premises"]:
             m, ref = seen[p["image"]], p["ref"]
@@ -296,6 +281,7 @@ class DepthRelationship(Task):
                     "runner_base": m[others[0]]["box"][3],
                 }
             )
+        out["premises"] = premises
         conds = []
         for c in f["conditions"]:
             m = seen[c["image"]]
@@ -320,7 +306,6 @@ class DepthRelationship(Task):
             )
         answer = f["options"][question.answer]
         out.update(
-            premises=premises,
             conditions=conds,
             options=f["options"],
             answer_name=answer,
@@ -437,38 +422,6 @@ def _premise_needed(
     return False
 
 
-def _ask_closest(
-    scene: Scene,
-    depth: np.ndarray,
-    clear: np.ndarray,
-    names: list[str],
-    lead: str,
-    base: dict[str, Any],
-    slot: int,
-    rng: np.random.Generator,
-) -> Question:
-    """In which photo is the camera nearest to (farthest from) one object? The photos are renumbered so that the
-    answer's is at ``slot``."""
-    n_views = depth.shape[0]
-    for x in [int(i) for i in rng.permutation(depth.shape[1])]:
-        if not clear[:, x].all():
-            continue
-        for which in [("nearest", "farthest")[int(i)] for i in rng.permutation(2)]:
-            d = depth[:, x] if which == "nearest" else -depth[:, x]
-            ranked = np.argsort(d)
-            best, runner = abs(depth[ranked[0], x]), abs(depth[ranked[1], x])
-            ratio = best / runner if which == "nearest" else runner / best
-            if ratio > 1 - CLOSEST_RATIO:
-                continue
-            others = [int(v) for v in ranked[1:]]
-            others = [others[int(i)] for i in rng.permutation(len(others))]
-            order = place(int(ranked[0]), others, slot)
-            text = lead + f"In which photo is the camera {_extreme_text(which)} the {names[x]}?"
-            facts = {**base, "object": names[x], "which": which, "order": order}
-            return Question(text=text, options=[f"Image {i + 1}" for i in range(n_views)], answer=slot, facts=facts)
-    raise Reject("no object whose distance from the cameras singles out one photo")
-
-
 # -- measurement side ---------------------------------------------------------------------------------------------
 def _measured_extreme(m: dict[str, Any] | None, extreme: str, margin: float) -> str | None:
     """The object a shown photo makes clearly nearest (farthest) to its camera; None when hidden or too close."""
@@ -487,28 +440,6 @@ def _may_hold(m: dict[str, Any] | None, o: str, ref: str, direction: str, margin
         return True
     s = depth_sign(m.get(o), m.get(ref), margin / 2)
     return not s or s == (-1 if direction == "nearer" else 1)
-
-
-def _closest_consistent(shown: list[dict[str, Any] | None], f: dict[str, Any]) -> set[int]:
-    """A hidden photo could be the nearest; a shown one stays possible unless another shown photo beats it clearly
-    in distance (by half the ratio) with the apparent size agreeing."""
-    x, nearest = f["object"], f["which"] == "nearest"
-    out = {i for i, m in enumerate(shown) if m is None or x not in m}
-    seen = {i: m[x] for i, m in enumerate(shown) if m is not None and x in m}
-    for i, a in seen.items():
-        beaten = False
-        for j, b in seen.items():
-            if i == j:
-                continue
-            closer, other = (b, a) if nearest else (a, b)  # j beats i when ``closer`` is clearly the nearer
-            if closer["depth"] <= (1 - CLOSEST_RATIO / 2) * other["depth"] and np.sqrt(closer["px"]) >= (
-                1 + SIZE_AGREE
-            ) * np.sqrt(other["px"]):
-                beaten = True
-                break
-        if not beaten:
-            out.add(i)
-    return out
 
 
 # -- words --------------------------------------------------------------------------------------------------------
