@@ -25,9 +25,10 @@ def unit_mesh(shape: str) -> trimesh.Trimesh:
     elif shape == "capsule":
         mesh = trimesh.creation.capsule(height=0.5, radius=0.25, count=(16, 16))
         mesh.apply_scale((2.0, 2.0, 1.0))
-    elif shape == "ground":
-        mesh = trimesh.creation.box((40, 40, 0.02))
-        mesh.apply_translation((0, 0, -0.011))
+    elif shape == "floor":  # the square [-1, 1]^2 at z = 0, facing up; the backdrop's extent scales it
+        mesh = trimesh.Trimesh(
+            vertices=[[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], faces=[[0, 1, 2], [0, 2, 3]], process=False
+        )
     else:
         raise ValueError(f"unknown shape {shape!r}")
     return mesh

@@ -2,37 +2,86 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from functools import cached_property
+from typing import Any
 
 import numpy as np
+from scipy import ndimage
 
+from mirforge.render.look import HORIZON
 from mirforge.render.scene3d import Camera, Object3D
 
+ZNEAR, ZFAR = 0.05, 2 * HORIZON  # the floor reaches the horizon; depth precision depends on ZNEAR alone
 
-@dataclass
+
 class View:
-    """One rendered image with what was measured from it."""
+    """One rendered image with what was measured from it.
 
-    rgb: np.ndarray  # H x W x 3 uint8
-    ids: np.ndarray | None  # H x W int16: 0 background, i + 1 for scene object i
-    depth: np.ndarray | None  # H x W float32 distance along the view axis, 0 where nothing was hit
+    ``rgb``: H x W x 3 uint8. ``ids``: H x W int16, 0 for the background and the floor, i + 1 for scene object i.
+    ``depth``: H x W float32 distance along the view axis, 0 where no object was hit; a backend may pass a function
+    instead, and the depth is then converted on first use (a task that never reads it never pays for it).
+    Per-object boxes and pixel counts come from one pass over ``ids`` for all objects, on first use."""
+
+    def __init__(
+        self, rgb: np.ndarray, ids: np.ndarray | None, depth: np.ndarray | Callable[[], np.ndarray] | None
+    ) -> None:
+        self.rgb, self.ids = rgb, ids
+        self._depth = depth
+
+    @property
+    def depth(self) -> np.ndarray | None:
+        if callable(self._depth):
+            self._depth = self._depth()
+        return self._depth
+
+    @cached_property
+    def _slices(self) -> list[tuple[slice, slice] | None]:
+        return ndimage.find_objects(self.ids) if self.ids is not None else []
+
+    @cached_property
+    def _counts(self) -> np.ndarray:
+        return np.bincount(self.ids.ravel().astype(np.intp, copy=False))
+
+    def _slice(self, i: int) -> tuple[slice, slice] | None:
+        return self._slices[i] if i < len(self._slices) else None
 
     def pixels(self, i: int) -> int:
-        return int(np.count_nonzero(self.ids == i + 1))
+        return int(self._counts[i + 1]) if i + 1 < len(self._counts) else 0
 
     def box(self, i: int) -> list[int] | None:
         """Visible (modal) pixel box of object ``i`` as [x0, y0, x1, y1], x1/y1 exclusive; None if hidden."""
-        mask = self.ids == i + 1
-        cols, rows = mask.any(axis=0), mask.any(axis=1)
-        if not cols.any():
+        s = self._slice(i)
+        if s is None:
             return None
-        x0, y0 = int(cols.argmax()), int(rows.argmax())
-        x1, y1 = len(cols) - int(cols[::-1].argmax()), len(rows) - int(rows[::-1].argmax())
-        return [x0, y0, x1, y1]
+        return [s[1].start, s[0].start, s[1].stop, s[0].stop]
+
+    def mask_in_box(self, i: int) -> tuple[np.ndarray, tuple[slice, slice]] | None:
+        """Object ``i``'s mask cropped to its box, and the box as slices (rows, columns); None if hidden."""
+        s = self._slice(i)
+        return None if s is None else (self.ids[s] == i + 1, s)
+
+    def measure(self, i: int) -> dict[str, Any] | None:
+        """Pixel count, box, mask centroid and median depth of object ``i``'s visible pixels; None if hidden."""
+        cropped = self.mask_in_box(i)
+        if cropped is None:
+            return None
+        mask, (rows, cols) = cropped
+        ys, xs = np.nonzero(mask)
+        return {
+            "px": self.pixels(i),
+            "box": self.box(i),
+            "cx": float(xs.mean()) + cols.start,
+            "cy": float(ys.mean()) + rows.start,
+            "depth": float(np.median(self.depth[rows, cols][mask])) if self.depth is not None else None,
+        }
 
     def mean_depth(self, i: int) -> float | None:
-        mask = self.ids == i + 1
-        return float(self.depth[mask].mean()) if mask.any() else None
+        cropped = self.mask_in_box(i)
+        if cropped is None:
+            return None
+        mask, s = cropped
+        return float(self.depth[s][mask].mean())
 
 
 def amodal_box(obj: Object3D, cam: Camera, size: int) -> list[int]:
@@ -43,7 +92,7 @@ def amodal_box(obj: Object3D, cam: Camera, size: int) -> list[int]:
     return [int(x0), int(y0), int(x1), int(y1)]
 
 
-def projection_matrix(cam: Camera, znear: float = 0.05, zfar: float = 60.0) -> np.ndarray:
+def projection_matrix(cam: Camera, znear: float = ZNEAR, zfar: float = ZFAR) -> np.ndarray:
     """OpenGL clip-from-camera matrix for a square image."""
     m = np.zeros((4, 4))
     if cam.projection == "orthographic":
