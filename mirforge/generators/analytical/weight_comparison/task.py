@@ -23,10 +23,12 @@ import numpy as np
 
 from mirforge.errors import Reject
 from mirforge.generators.common import object_name, permutation_distractors
+from mirforge.render.look import Backdrop, Look
 from mirforge.render.scene3d import PALETTE, SHAPES, Object3D, Scene3D, orbit_camera
 from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, place
 
 QTYPES = ("heaviest", "lightest", "order")
+LOOK = Look(Backdrop(sky=(235, 238, 242)))
 BEAM_HALF = 1.2
 PIVOT_Z = 1.7
 HANG = 0.8
@@ -205,7 +207,7 @@ class WeightComparison(Task):
         for k, comp in enumerate(scene.comparisons):
             tilt = _tilt_of(scene, comp)
             objs, roles = _scale_objects(scene, comp, tilt)
-            (view,) = r.views(Scene3D(tuple(objs), background=(235, 238, 242)), [cam])
+            (view,) = r.views(Scene3D(tuple(objs), look=LOOK), [cam])
             images.append(view.rgb)
             left_pan, right_pan, pivot = roles["left_pan"], roles["right_pan"], roles["pivot"]
             pans = {}

@@ -36,6 +36,7 @@ from mirforge.generators.spatial.multiview import (
     sign,
     table_radius,
 )
+from mirforge.render.look import BACKDROPS, Look, draw_look
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
 from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, place
 
@@ -49,6 +50,7 @@ class DepthRelationshipConfig(TaskConfig):
     views_per_level: tuple[int, ...] = (2, 3, 4)
     depth_margin: tuple[float, ...] = (0.7, 0.5, 0.35)  # per level, world units (the table is about 4 across)
     min_visible_px: int = 150
+    backdrops: tuple[str, ...] = BACKDROPS  # the floors (and skies) a scene is drawn on
 
     def validate(self) -> None:
         super().validate()
@@ -67,6 +69,11 @@ class DepthRelationshipConfig(TaskConfig):
         ensure(all(m > 0 for m in self.depth_margin), "depth_margin", "margins must be positive")
         ensure(all(m < 2.0 for m in self.depth_margin), "depth_margin", "margins must be under 2.0 (the table size)")
         ensure(self.min_visible_px > 0, "min_visible_px", "must be positive")
+        ensure(
+            bool(self.backdrops) and set(self.backdrops) <= set(BACKDROPS),
+            "backdrops",
+            f"each must be one of {', '.join(BACKDROPS)}",
+        )
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,7 @@ class Scene:
     cameras: tuple[Camera, ...]
     kind: str  # "extreme" or "change"
     margin: float
+    look: Look = Look()
 
 
 class DepthRelationship(Task):
@@ -101,7 +109,8 @@ class DepthRelationship(Task):
             raise Reject("an object leaves the frame")
         can_change = k["n_views"] >= 2 and k["n_objects"] > self.config.n_options
         kind = "change" if can_change and rng.uniform() < 0.5 else "extreme"
-        return Scene(objects, cameras, kind, float(k["depth_margin"]))
+        look = draw_look(rng, self.config.backdrops)
+        return Scene(objects, cameras, kind, float(k["depth_margin"]), look)
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
         size, n_opt = self.image_size, self.config.n_options
@@ -169,7 +178,7 @@ class DepthRelationship(Task):
     def render(self, scene: Scene, question: Question) -> Rendered:
         from mirforge.render.gl import renderer
 
-        views = renderer(self.image_size).views(Scene3D(scene.objects), list(scene.cameras))
+        views = renderer(self.image_size).views(Scene3D(scene.objects, look=scene.look), list(scene.cameras))
         names = [o.name for o in scene.objects]
         per_view = [measure_view(v, names, self.config.min_visible_px) for v in views]
         regions = [

@@ -36,6 +36,7 @@ import numpy as np
 from mirforge import LETTERS
 from mirforge.errors import Reject
 from mirforge.generators.spatial.multiview import in_frame, measure_view, projected_box
+from mirforge.render.look import BACKDROPS, Look, draw_look
 from mirforge.render.scene3d import PALETTE, Camera, Object3D, Scene3D
 from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, place
 
@@ -95,6 +96,7 @@ class ForcedPerspectiveConfig(TaskConfig):
     size_jitter: float = 0.15  # link ratios drawn within MAX_LINK_RATIO ** (1 / (1 + size_jitter)), then shifted
     min_height_px: int = 60
     max_tries: int = 100
+    backdrops: tuple[str, ...] = BACKDROPS  # the floors (and skies) the photos are taken on
 
     def validate(self) -> None:
         super().validate()
@@ -123,6 +125,11 @@ class ForcedPerspectiveConfig(TaskConfig):
             f"must be between 40 and {tallest} (the apparent-size option needs one object up to {MAX_RATIO:g} times "
             f"taller than another within {MAX_PX:g} px)",
         )
+        ensure(
+            bool(self.backdrops) and set(self.backdrops) <= set(BACKDROPS),
+            "backdrops",
+            f"each must be one of {', '.join(BACKDROPS)}",
+        )
 
 
 @dataclass(frozen=True)
@@ -142,6 +149,7 @@ class Scene:
     shots: tuple[Shot, ...]
     gap: float
     options: tuple[tuple[str, float], ...]  # (kind, ratio) of every option, the truth first, the apparent second
+    look: Look = Look()  # one floor and light for every photo
 
 
 class ForcedPerspective(Task):
@@ -176,7 +184,8 @@ class ForcedPerspective(Task):
             items = _chain(rng, n + 1)
             heights = _heights(rng, n + 1, truth, self.config.size_jitter)
             shots = self._shots(rng, items, heights, apparent, k["misleading"])
-            return Scene(tuple(it.noun for it in items), heights, shots, float(k["option_gap"]), plan)
+            look = draw_look(rng, self.config.backdrops)
+            return Scene(tuple(it.noun for it in items), heights, shots, float(k["option_gap"]), plan, look)
 
         # a chain that cannot be photographed is drawn again with the same options: rejecting the options instead
         # would make some (a large apparent ratio) rarer than others
@@ -323,7 +332,7 @@ class ForcedPerspective(Task):
         r = renderer(self.image_size)
         images, measured, regions, layers = [], [], [], []
         for i, shot in enumerate(scene.shots):
-            (view,) = r.views(Scene3D(shot.objects), [shot.camera])
+            (view,) = r.views(Scene3D(shot.objects, look=scene.look), [shot.camera])
             names = [o.name for o in shot.objects]
             layers.append(Layer(ids=view.ids, names=names, depth=view.depth))  # for a realism pass
             seen = measure_view(view, names, 1)

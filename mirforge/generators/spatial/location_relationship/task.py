@@ -37,6 +37,7 @@ from mirforge.generators.spatial.multiview import (
     sign,
     table_radius,
 )
+from mirforge.render.look import BACKDROPS, Look, draw_look
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
 from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, place
 
@@ -52,6 +53,7 @@ class LocationRelationshipConfig(TaskConfig):
     lateral_margin_px: tuple[int, ...] = (50, 36, 26)  # per level: horizontal offset of the centres, pixels
     depth_margin: tuple[float, ...] = (0.7, 0.5, 0.35)  # per level: depth difference, world units
     min_visible_px: int = 150
+    backdrops: tuple[str, ...] = BACKDROPS  # the floors (and skies) a scene is drawn on
     # a relation scene must be able to keep and to reverse the left/right (see _pick_relation): with two cameras
     # (level 1) about 3 draws in 4 cannot, and a draw costs only geometry until one is kept
     max_tries: int = 80
@@ -72,6 +74,11 @@ class LocationRelationshipConfig(TaskConfig):
         ensure(all(m > 0 for m in self.depth_margin), "depth_margin", "margins must be positive")
         ensure(all(m < 2.5 for m in self.depth_margin), "depth_margin", "margins must be under 2.5 (the table size)")
         ensure(self.min_visible_px > 0, "min_visible_px", "must be positive")
+        ensure(
+            bool(self.backdrops) and set(self.backdrops) <= set(BACKDROPS),
+            "backdrops",
+            f"each must be one of {', '.join(BACKDROPS)}",
+        )
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,7 @@ class Scene:
     kind: str  # "relation" or "view_match"
     margin_px: float
     margin_depth: float
+    look: Look = Look()
 
 
 class LocationRelationship(Task):
@@ -112,7 +120,8 @@ class LocationRelationship(Task):
             raise Reject("an object leaves the frame")
         kinds = ["relation", "view_match"] if k["n_views"] >= self.config.n_options else ["relation"]
         kind = kinds[int(rng.integers(len(kinds)))]
-        return Scene(objects, cameras, azimuths, kind, float(k["lateral_margin_px"]), float(k["depth_margin"]))
+        look = draw_look(rng, self.config.backdrops)
+        return Scene(objects, cameras, azimuths, kind, float(k["lateral_margin_px"]), float(k["depth_margin"]), look)
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int, variant: int | None = None) -> Question:
         geo = _geometry(scene, self.image_size)
@@ -159,7 +168,7 @@ class LocationRelationship(Task):
     def render(self, scene: Scene, question: Question) -> Rendered:
         from mirforge.render.gl import renderer
 
-        views = renderer(self.image_size).views(Scene3D(scene.objects), list(scene.cameras))
+        views = renderer(self.image_size).views(Scene3D(scene.objects, look=scene.look), list(scene.cameras))
         names = [o.name for o in scene.objects]
         per_view = [measure_view(v, names, self.config.min_visible_px) for v in views]
         regions = [
