@@ -36,11 +36,15 @@ from mirforge.render.scene3d import Camera, Object3D, Scene3D
 from mirforge.render.textures import floor_texture, mean_albedo, srgb_to_linear
 from mirforge.render.view import ZFAR, ZNEAR, View, projection_matrix
 
-SAMPLES = 4  # of the colour pass
+SAMPLES = 0  # multisampling of the colour pass; 0: one aliased pass, then edges smoothed along the exact ids
 SHADOW_SIZE = 1024
-SUN_MAP_SIZE = 512  # 4x multisampled
+SUN_MAP_SIZE = 512  # bilinear over texels of ~1/60 of a unit: about the penumbra of a 2-degree sun
 AO_SIZE = 256
-TEXTURE_LOD_BIAS = -0.5  # a path tracer integrates the texture over the pixel; trilinear filtering blurs more
+TEXTURE_TAPS = 2  # along the footprint's long axis (anisotropic filtering); 1: plain trilinear
+TEXTURE_LOD_BIAS = -0.25  # a path tracer integrates the texture over the pixel; trilinear filtering blurs more
+FLOOR_ALPHA = 0.81  # GGX alpha of the floor (roughness 0.9, as in the Cycles reference)
+AO_STRENGTH = 0.7  # of the analytic floor occlusion (objects are not solid columns)
+BOUNCE = 0.7  # share of the floor's mean radiance that reaches objects from below (the floor under them is shaded)
 FLIP_Y = np.diag([1.0, -1.0, 1.0, 1.0])
 SRGB8 = 0x8C41
 
@@ -73,13 +77,18 @@ uniform vec3 eye;
 uniform bool orthographic;
 uniform vec3 view_dir;        // orthographic: the camera's viewing direction
 uniform bool flat_color;
+uniform int object_id;
 in vec3 v_world;
 in vec3 v_normal;
 layout(location = 0) out vec4 out_color;
+layout(location = 1) out int out_id;  // without multisampling, ids come from this pass
 
+// linear -> sRGB; above the linear toe, Ian Taylor's fit in square roots (within 0.26 of a level; pow costs more)
 vec4 encode(vec3 c) {
     c = clamp(c, 0.0, 1.0);
-    return vec4(mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(vec3(0.0031308), c)), 1.0);
+    vec3 s1 = sqrt(c), s2 = sqrt(s1), s3 = sqrt(s2);
+    vec3 curve = 0.662002687 * s1 + 0.684122060 * s2 - 0.323583601 * s3 - 0.0225411470 * c;
+    return vec4(mix(c * 12.92, curve, step(vec3(0.0031308), c)), 1.0);
 }
 
 vec3 view_vector() { return orthographic ? -view_dir : normalize(eye - v_world); }
@@ -92,10 +101,12 @@ uniform vec3 albedo;          // linear
 uniform float metallic;
 uniform float roughness;
 uniform sampler2DShadow shadow_map;
+uniform bool shadowed;        // false when no object can shadow another: the map was not drawn
 uniform mat4 light_matrix;    // world -> shadow map [0, 1]^3
 uniform float shadow_texel;
 
 float sun_visibility(vec3 p, vec3 n) {
+    if (!shadowed) return 1.0;
     vec3 q = (light_matrix * vec4(p + n * (1.5 * shadow_texel), 1.0)).xyz;
     float t = 0.75 * shadow_texel;
     return 0.25 * (texture(shadow_map, vec3(q.x - t, q.y - t, q.z)) + texture(shadow_map, vec3(q.x + t, q.y - t, q.z))
@@ -110,6 +121,7 @@ vec2 env_brdf(float nv) {
 }
 
 void main() {
+    out_id = object_id;
     if (flat_color) { out_color = encode(albedo); return; }
     vec3 n = normalize(gl_FrontFacing ? v_normal : -v_normal);
     vec3 v = view_vector();
@@ -118,7 +130,7 @@ void main() {
     float nv = max(dot(n, v), 1e-4);
     float shadow = nl > 0.0 ? sun_visibility(v_world, n) : 0.0;
     float up = 0.5 + 0.5 * n.z;
-    vec3 ambient = sky * up + bounce * (1.0 - up);
+    vec3 ambient = sky * up + BOUNCE * bounce * (1.0 - up);
 
     float a = roughness * roughness;
     float a2 = a * a;
@@ -156,7 +168,8 @@ uniform sampler2D ao_map;     // the floor's sky visibility
 uniform vec4 ao_rect;
 
 void main() {
-#ifdef TEXTURED
+    out_id = 0;
+#if defined(TEXTURED) && TEXTURE_TAPS == 2
     // two trilinear taps along the pixel footprint's long axis, each as wide as half of it: anisotropic filtering
     // at twice the cost of one lookup (llvmpipe's own takes up to 16 taps, a hundred times slower near the horizon)
     vec2 uv = uv_matrix * vec3(v_world.xy, 1.0);
@@ -166,17 +179,29 @@ void main() {
     vec2 gx = (along_x ? 0.5 : 1.0) * dx * lod_scale, gy = (along_x ? 1.0 : 0.5) * dy * lod_scale;
     vec3 base = 0.5 * (textureGrad(floor_tex, uv - 0.25 * major, gx, gy).rgb
                      + textureGrad(floor_tex, uv + 0.25 * major, gx, gy).rgb);
+#elif defined(TEXTURED)
+    vec3 base = texture(floor_tex, uv_matrix * vec3(v_world.xy, 1.0), log2(lod_scale)).rgb;
 #else
     vec3 base = albedo;
 #endif
     if (flat_color) { out_color = encode(base); return; }
     vec3 v = view_vector();
+    vec3 l = -light_dir;
     float shadow = texture(sun_map, (v_world.xy - sun_rect.xy) * sun_rect.zw).r;
     float ao = texture(ao_map, (v_world.xy - ao_rect.xy) * ao_rect.zw).r;
-    float q = 1.0 - max(v.z, 0.0);
+    float nl = max(l.z, 0.0);
+    float nv = max(v.z, 1e-4);
+    float q = 1.0 - nv;
     float spec = 0.04 + 0.06 * (q * q) * (q * q);  // a rough dielectric's reflectance, rising toward grazing
-    vec3 light = sun * (max(-light_dir.z, 0.0) * shadow / PI) + sky * ao;
-    out_color = encode(base * (1.0 - spec) * light + sky * (ao * spec));
+    // the sun's broad GGX lobe on a floor of roughness 0.9 (alpha 0.81)
+    vec3 h = normalize(l + v);
+    float dd = h.z * h.z * (FLOOR_A2 - 1.0) + 1.0;
+    float g = 1.0 / ((nl * (1.0 - FLOOR_K) + FLOOR_K) * (nv * (1.0 - FLOOR_K) + FLOOR_K));
+    float qh = 1.0 - max(dot(v, h), 0.0);
+    float fresnel = 0.04 + 0.96 * (qh * qh) * (qh * qh) * qh;
+    float glossy = FLOOR_A2 / (4.0 * PI * dd * dd) * g * nl * shadow * fresnel;
+    vec3 light = sun * (nl * shadow / PI) + sky * ao;
+    out_color = encode(base * (1.0 - spec) * light + sky * (ao * spec) + sun * glossy);
 }
 """
 )
@@ -258,14 +283,23 @@ void main() {
         float band = top * top / (top * top + run2) - bottom * bottom / (bottom * bottom + run2);
         occ = asin(r * inversesqrt(d2)) / PI * band;
     }
-    out_vis = vec4(1.0 - min(occ, 0.95));
+    out_vis = vec4(1.0 - min(AO_STRENGTH * occ, 0.95));
 }
 """
 
 
 def _source(shader: str, *defines: str) -> str:
-    header = "#version 330\n" + "".join(f"#define {d}\n" for d in defines)
-    return shader.replace("#version 330\n", header, 1).replace("FLOOR_Z", f"{FLOOR_Z:.4f}")
+    """The shader with its #defines and the module's constants written in."""
+    constants = {
+        "FLOOR_Z": FLOOR_Z,
+        "FLOOR_A2": FLOOR_ALPHA**2,
+        "FLOOR_K": FLOOR_ALPHA / 2,
+        "AO_STRENGTH": AO_STRENGTH,
+        "BOUNCE": BOUNCE,
+    }
+    header = "#version 330\n" + "".join(f"#define {d}\n" for d in (*defines, f"TEXTURE_TAPS {TEXTURE_TAPS}"))
+    header += "".join(f"const float {name} = {value:.6f};\n" for name, value in constants.items())
+    return shader.replace("#version 330\n", header, 1)
 
 
 class ModernglRenderer:
@@ -273,7 +307,7 @@ class ModernglRenderer:
 
     name = "moderngl/egl"
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, samples: int = SAMPLES):
         import moderngl
 
         try:
@@ -296,20 +330,26 @@ class ModernglRenderer:
             "decal": program(vertex_shader=DECAL_VERTEX, fragment_shader=_source(DECAL_FRAGMENT)),
         }
         shape = (size, size)
-        self.id_fbo = ctx.framebuffer(
-            color_attachments=[ctx.renderbuffer(shape, 1, dtype="i2")], depth_attachment=ctx.depth_renderbuffer(shape)
+        self.samples = samples
+        color, ids, depth = (
+            ctx.renderbuffer(shape, 4),
+            ctx.renderbuffer(shape, 1, dtype="i2"),
+            ctx.depth_renderbuffer(shape),
         )
-        self.msaa_fbo = ctx.framebuffer(
-            color_attachments=[ctx.renderbuffer(shape, 4, samples=SAMPLES)],
-            depth_attachment=ctx.depth_renderbuffer(shape, samples=SAMPLES),
-        )
-        self.rgb_fbo = ctx.framebuffer(color_attachments=[ctx.renderbuffer(shape, 4)])
+        self.id_fbo = ctx.framebuffer(color_attachments=[ids], depth_attachment=depth)
+        self.rgb_fbo = ctx.framebuffer(color_attachments=[color])
+        if self.samples:  # colour multisampled on its own; ids and depth from an aliased pass (id_fbo)
+            self.color_fbo = ctx.framebuffer(
+                color_attachments=[ctx.renderbuffer(shape, 4, samples=self.samples)],
+                depth_attachment=ctx.depth_renderbuffer(shape, samples=self.samples),
+            )
+        else:  # one pass writes colour, ids and depth; cleared apart (one clear value would fill both buffers)
+            self.color_fbo = ctx.framebuffer(color_attachments=[color], depth_attachment=depth)
+            self.both_fbo = ctx.framebuffer(color_attachments=[color, ids], depth_attachment=depth)
         self.shadow_map = ctx.depth_texture((SHADOW_SIZE, SHADOW_SIZE))
         self.shadow_map.compare_func = "<="
         self.shadow_fbo = ctx.framebuffer(depth_attachment=self.shadow_map)
-        sun_shape = (SUN_MAP_SIZE, SUN_MAP_SIZE)
-        self.sun_msaa = ctx.framebuffer(color_attachments=[ctx.renderbuffer(sun_shape, 1, samples=4)])
-        self.sun_map = ctx.texture(sun_shape, 1)
+        self.sun_map = ctx.texture((SUN_MAP_SIZE, SUN_MAP_SIZE), 1)
         self.sun_fbo = ctx.framebuffer(color_attachments=[self.sun_map])
         self.ao_map = ctx.texture((AO_SIZE, AO_SIZE), 1, dtype="f2")
         self.ao_fbo = ctx.framebuffer(color_attachments=[self.ao_map])
@@ -354,7 +394,9 @@ class ModernglRenderer:
     # -- rendering ------------------------------------------------------------------------------------------------
     def views(self, scene: Scene3D, cameras: list[Camera], *, seg: bool = True, flat: bool = False) -> list[View]:
         with self.ctx:  # make this renderer's context current: a process may hold one per image size
-            items = _draw_list(scene)
+            # a horizontal orthographic view (view_3d's front and side) sees the floor edge-on: nothing to draw
+            floor = scene.ground and not all(_edge_on(cam) for cam in cameras)
+            items = _draw_list(scene, floor)
             self._prepare(scene, items, flat)
             return [self._view(scene, items, cam, seg) for cam in cameras]
 
@@ -363,11 +405,14 @@ class ModernglRenderer:
         light, backdrop = scene.look.light, scene.look.backdrop
         objects = [it for it in items if it.object_id > 0]
         lit = bool(objects) and not flat
-        light_matrix = self._shadow_map(scene.objects, light) if lit else np.eye(4)
-        sun_rect = self._sun_map(objects, light) if lit and scene.ground else self._clear_sun_map()
-        ao_rect = self._ao_map(objects) if lit and scene.ground else self._clear_ao_map()
+        shadowed = lit and _may_shadow_each_other(scene.objects, light)
+        light_matrix = self._shadow_map(scene.objects, light) if shadowed else np.eye(4)
+        floor = any(it.object_id == 0 for it in items)
+        sun_rect = self._sun_map(objects, light) if lit and floor else self._clear_sun_map()
+        ao_rect = self._ao_map(objects) if lit and floor else self._clear_ao_map()
         common = {
             "flat_color": flat,
+            "shadowed": shadowed,
             "light_dir": tuple(light.unit_direction()),
             "sun": light.sun,
             "sky": light.sky,
@@ -383,7 +428,7 @@ class ModernglRenderer:
         self.shadow_map.use(0)
         self.sun_map.use(2)
         self.ao_map.use(3)
-        if backdrop.textured and scene.ground:
+        if backdrop.textured and floor:
             self._floor_texture(backdrop).use(1)
             _write(self.programs["floor_tex"], "uv_matrix", backdrop.uv_matrix().T.astype("f4").tobytes())
 
@@ -423,15 +468,14 @@ class ModernglRenderer:
         prog = self.programs["project"]
         prog["rect"].value = rect
         prog["light_dir"].value = tuple(float(c) for c in d)
-        self.sun_msaa.clear(1.0, 1.0, 1.0, 1.0)
-        self.sun_msaa.use()
+        self.sun_fbo.clear(1.0, 1.0, 1.0, 1.0)
+        self.sun_fbo.use()
         # faces toward the sun project counter-clockwise onto the floor; together they cover the shadow once
         self.ctx.enable_only(moderngl.CULL_FACE)
         self.ctx.front_face, self.ctx.cull_face = "ccw", "back"
         for it in objects:
             prog["model"].write(_f4(it.model))
             self._vao("project", it.shape).render()
-        self.ctx.copy_framebuffer(self.sun_fbo, self.sun_msaa)
         return rect
 
     def _clear_ao_map(self) -> tuple[float, float, float, float]:
@@ -470,7 +514,7 @@ class ModernglRenderer:
         ctx.enable_only(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         ctx.front_face, ctx.cull_face = "cw", "back"  # the flipped projection mirrors the winding
         ids = depth = None
-        if seg:
+        if seg and self.samples:
             self.id_fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)
             self.id_fbo.use()
             prog = self.programs["ids"]
@@ -478,13 +522,13 @@ class ModernglRenderer:
                 prog["mvp"].write(mvp)
                 prog["object_id"].value = it.object_id
                 self._vao("ids", it.shape).render()
-            ids = np.empty((self.size, self.size), np.int16)
-            self.id_fbo.read_into(ids, components=1, dtype="i2")
-            raw_depth = np.empty((self.size, self.size), np.float32)
-            self.id_fbo.read_into(raw_depth, attachment=-1, components=1, dtype="f4")
-            depth = _depth_reader(raw_depth, cam, ids)
-        self.msaa_fbo.clear(*(c / 255 for c in scene.look.backdrop.sky), 1.0, depth=1.0)
-        self.msaa_fbo.use()
+            ids, depth = self._read_ids(cam)
+        self.color_fbo.clear(*(c / 255 for c in scene.look.backdrop.sky), 1.0, depth=1.0)
+        if self.samples:
+            self.color_fbo.use()
+        else:
+            self.id_fbo.clear(0.0, 0.0, 0.0, 0.0)  # zero bits: id 0
+            self.both_fbo.use()
         pose = cam.pose()
         per_camera = {
             "eye": tuple(pose[:3, 3]),
@@ -503,11 +547,26 @@ class ModernglRenderer:
                 prog["normal_matrix"].write(np.linalg.inv(it.model[:3, :3]).astype("f4").tobytes())
                 prog["metallic"].value = it.metallic
                 prog["roughness"].value = it.roughness
+                prog["object_id"].value = it.object_id
             self._vao(it.program, it.shape).render()
-        ctx.copy_framebuffer(self.rgb_fbo, self.msaa_fbo)
         rgb = np.empty((self.size, self.size, 3), np.uint8)
-        self.rgb_fbo.read_into(rgb, components=3)
+        if self.samples:
+            ctx.copy_framebuffer(self.rgb_fbo, self.color_fbo)
+            self.rgb_fbo.read_into(rgb, components=3)
+        else:
+            self.rgb_fbo.read_into(rgb, components=3)
+            exact_ids, exact_depth = self._read_ids(cam)
+            smooth_edges(rgb, exact_ids)
+            if seg:
+                ids, depth = exact_ids, exact_depth
         return View(rgb=rgb, ids=ids, depth=depth)
+
+    def _read_ids(self, cam: Camera) -> tuple[np.ndarray, object]:
+        ids = np.empty((self.size, self.size), np.int16)
+        self.id_fbo.read_into(ids, components=1, dtype="i2")
+        raw_depth = np.empty((self.size, self.size), np.float32)
+        self.id_fbo.read_into(raw_depth, attachment=-1, components=1, dtype="f4")
+        return ids, _depth_reader(raw_depth, cam, ids)
 
 
 class _Item:
@@ -519,14 +578,18 @@ class _Item:
         self.occluder: tuple[np.ndarray, np.ndarray] | None = None
 
 
-def _draw_list(scene: Scene3D) -> list[_Item]:
+def _edge_on(cam: Camera) -> bool:
+    return cam.projection == "orthographic" and abs(cam.pose()[2, 2]) < 1e-9
+
+
+def _draw_list(scene: Scene3D, floor: bool) -> list[_Item]:
     items = []
     for i, obj in enumerate(scene.objects):
         m = material(obj.material)
         it = _Item("object", obj.shape, obj.pose(), i + 1, _linear(obj.color), m.metallic, m.roughness)
         it.occluder = _occluder(obj)
         items.append(it)
-    if scene.ground:
+    if floor:
         b = scene.look.backdrop
         model = np.diag([b.extent, b.extent, 1.0, 1.0])
         model[2, 3] = FLOOR_Z
@@ -568,6 +631,25 @@ def _floor_radiance(backdrop: Backdrop, light: Light) -> np.ndarray:
     return albedo * (np.asarray(light.sun) * cos_sun / math.pi + np.asarray(light.sky))
 
 
+def _may_shadow_each_other(objects: tuple[Object3D, ...], light: Light) -> bool:
+    """False when no object's shadow can fall on another (the objects are convex, so none shadows itself).
+
+    A shadow of object j on object i lies, slid along the light onto the floor, inside both their slid outlines;
+    so if the boxes around those never overlap, no object needs the shadow map."""
+    d = light.unit_direction()
+    if len(objects) < 2:
+        return False
+    if d[2] > -1e-3:
+        return True
+    corners = np.stack([o.corners() for o in objects])  # n x 8 x 3
+    slid = corners[..., :2] - d[:2] * ((corners[..., 2:] - FLOOR_Z) / d[2])
+    lo, hi = slid.min(axis=1), slid.max(axis=1)
+    overlap = (lo[:, None, :] <= hi[None, :, :]) & (lo[None, :, :] <= hi[:, None, :])
+    overlap = overlap.all(axis=2)
+    np.fill_diagonal(overlap, False)
+    return bool(overlap.any())
+
+
 def _light_matrix(objects: tuple[Object3D, ...], light: Light) -> np.ndarray:
     """World -> shadow-map coordinates in [0, 1]^3: an orthographic view along the light, around the objects."""
     corners = np.concatenate([o.corners() for o in objects])
@@ -602,6 +684,26 @@ def _write(program, name: str, data: bytes) -> None:
 
 def _f4(m: np.ndarray) -> bytes:
     return m.T.astype("f4").tobytes()  # GLSL matrices are column-major
+
+
+def smooth_edges(rgb: np.ndarray, ids: np.ndarray) -> None:
+    """Anti-alias silhouettes in place: every pixel whose id differs from a neighbour's becomes the 3 x 3 tent-weighted
+    mean around it. Against a path tracer this recovers what 4x multisampling does (mean SSIM 0.969 vs 0.970 on
+    benchmarks/fidelity.py's scenes) at an eighth of its cost on llvmpipe, and the ids stay those of the pass."""
+    edge = np.zeros(ids.shape, bool)
+    step = ids[1:] != ids[:-1]
+    edge[1:] |= step
+    edge[:-1] |= step
+    step = ids[:, 1:] != ids[:, :-1]
+    edge[:, 1:] |= step
+    edge[:, :-1] |= step
+    edge[[0, -1]] = False
+    edge[:, [0, -1]] = False
+    ys, xs = np.nonzero(edge)
+    p = rgb.astype(np.uint16)
+    cross = p[ys - 1, xs] + p[ys + 1, xs] + p[ys, xs - 1] + p[ys, xs + 1]
+    corners = p[ys - 1, xs - 1] + p[ys - 1, xs + 1] + p[ys + 1, xs - 1] + p[ys + 1, xs + 1]
+    rgb[ys, xs] = ((8 * p[ys, xs] + 2 * cross + corners + 10) // 20).astype(np.uint8)
 
 
 def _depth_reader(d: np.ndarray, cam: Camera, ids: np.ndarray):

@@ -26,6 +26,8 @@ os.environ.setdefault("PYOPENGL_PLATFORM", PLATFORM)
 
 import pyrender  # noqa: E402  (PYOPENGL_PLATFORM must be set before the first OpenGL import)
 
+GL_LINEAR, GL_LINEAR_MIPMAP_LINEAR = 0x2601, 0x2703
+
 
 @cache
 def _mesh(shape: str, color: tuple[int, int, int], material_name: str) -> pyrender.Mesh:
@@ -44,7 +46,9 @@ def _floor(backdrop: Backdrop) -> pyrender.Mesh:
     texture = None
     if backdrop.textured:
         texture = pyrender.Texture(
-            source=np.ascontiguousarray(floor_texture(backdrop.floor, backdrop.variant)), source_channels="RGB"
+            source=np.ascontiguousarray(floor_texture(backdrop.floor, backdrop.variant)),
+            source_channels="RGB",
+            sampler=pyrender.Sampler(magFilter=GL_LINEAR, minFilter=GL_LINEAR_MIPMAP_LINEAR),
         )
     pbr = pyrender.MetallicRoughnessMaterial(
         baseColorFactor=[1.0, 1.0, 1.0, 1.0] if texture else [*srgb_to_linear(backdrop.color), 1.0],

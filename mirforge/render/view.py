@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cached_property
 from typing import Any
 
 import numpy as np
-from scipy import ndimage
 
 from mirforge.render.look import HORIZON
 from mirforge.render.scene3d import Camera, Object3D
@@ -21,13 +19,14 @@ class View:
     ``rgb``: H x W x 3 uint8. ``ids``: H x W int16, 0 for the background and the floor, i + 1 for scene object i.
     ``depth``: H x W float32 distance along the view axis, 0 where no object was hit; a backend may pass a function
     instead, and the depth is then converted on first use (a task that never reads it never pays for it).
-    Per-object boxes and pixel counts come from one pass over ``ids`` for all objects, on first use."""
+    Each object's pixel count and box are computed once, on first use, however often a task asks for them."""
 
     def __init__(
         self, rgb: np.ndarray, ids: np.ndarray | None, depth: np.ndarray | Callable[[], np.ndarray] | None
     ) -> None:
         self.rgb, self.ids = rgb, ids
         self._depth = depth
+        self._objects: dict[int, tuple[int, tuple[slice, slice] | None]] = {}
 
     @property
     def depth(self) -> np.ndarray | None:
@@ -35,53 +34,46 @@ class View:
             self._depth = self._depth()
         return self._depth
 
-    @cached_property
-    def _slices(self) -> list[tuple[slice, slice] | None]:
-        return ndimage.find_objects(self.ids) if self.ids is not None else []
-
-    @cached_property
-    def _counts(self) -> np.ndarray:
-        return np.bincount(self.ids.ravel().astype(np.intp, copy=False))
-
-    def _slice(self, i: int) -> tuple[slice, slice] | None:
-        return self._slices[i] if i < len(self._slices) else None
+    def _object(self, i: int) -> tuple[int, tuple[slice, slice] | None]:
+        """Pixel count and box (rows, columns) of object ``i``."""
+        if i not in self._objects:
+            mask = self.ids == i + 1
+            rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+            if len(rows) == 0:
+                self._objects[i] = (0, None)
+            else:
+                box = (slice(int(rows[0]), int(rows[-1]) + 1), slice(int(cols[0]), int(cols[-1]) + 1))
+                self._objects[i] = (int(np.count_nonzero(mask[box])), box)
+        return self._objects[i]
 
     def pixels(self, i: int) -> int:
-        return int(self._counts[i + 1]) if i + 1 < len(self._counts) else 0
+        return self._object(i)[0]
 
     def box(self, i: int) -> list[int] | None:
         """Visible (modal) pixel box of object ``i`` as [x0, y0, x1, y1], x1/y1 exclusive; None if hidden."""
-        s = self._slice(i)
-        if s is None:
-            return None
-        return [s[1].start, s[0].start, s[1].stop, s[0].stop]
-
-    def mask_in_box(self, i: int) -> tuple[np.ndarray, tuple[slice, slice]] | None:
-        """Object ``i``'s mask cropped to its box, and the box as slices (rows, columns); None if hidden."""
-        s = self._slice(i)
-        return None if s is None else (self.ids[s] == i + 1, s)
+        box = self._object(i)[1]
+        return None if box is None else [box[1].start, box[0].start, box[1].stop, box[0].stop]
 
     def measure(self, i: int) -> dict[str, Any] | None:
         """Pixel count, box, mask centroid and median depth of object ``i``'s visible pixels; None if hidden."""
-        cropped = self.mask_in_box(i)
-        if cropped is None:
+        count, box = self._object(i)
+        if box is None:
             return None
-        mask, (rows, cols) = cropped
+        mask = self.ids[box] == i + 1
         ys, xs = np.nonzero(mask)
         return {
-            "px": self.pixels(i),
+            "px": count,
             "box": self.box(i),
-            "cx": float(xs.mean()) + cols.start,
-            "cy": float(ys.mean()) + rows.start,
-            "depth": float(np.median(self.depth[rows, cols][mask])) if self.depth is not None else None,
+            "cx": float(xs.mean()) + box[1].start,
+            "cy": float(ys.mean()) + box[0].start,
+            "depth": float(np.median(self.depth[box][mask])) if self.depth is not None else None,
         }
 
     def mean_depth(self, i: int) -> float | None:
-        cropped = self.mask_in_box(i)
-        if cropped is None:
+        box = self._object(i)[1]
+        if box is None:
             return None
-        mask, s = cropped
-        return float(self.depth[s][mask].mean())
+        return float(self.depth[box][self.ids[box] == i + 1].mean())
 
 
 def amodal_box(obj: Object3D, cam: Camera, size: int) -> list[int]:
