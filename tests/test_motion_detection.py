@@ -28,7 +28,7 @@ def exact_centroids(scene) -> list[list[np.ndarray]]:
     for f in scene.indices:
         t = f / scene.fps
         objects = tuple(th.prop.placed(t) for th in scene.things) + scene.stage.lines
-        view = renderer.views(Scene3D(objects, ground_color=scene.stage.ground), [scene.stage.shot.camera(t)])[0]
+        view = renderer.views(Scene3D(objects, look=scene.stage.look), [scene.stage.shot.camera(t)])[0]
         out.append([np.argwhere(view.ids == i + 1).mean(axis=0)[::-1] for i in range(len(scene.things))])
     return out
 

@@ -32,7 +32,7 @@ def exact_centroids(scene, clip, runners) -> list[list[np.ndarray]]:
     for f in plan.indices:
         t = f / scene.fps
         objects = tuple(r.prop.placed(t) for r in runners) + plan.stage.lines
-        view = renderer.views(Scene3D(objects, ground_color=plan.stage.ground), [plan.stage.shot.camera(t)])[0]
+        view = renderer.views(Scene3D(objects, look=plan.stage.look), [plan.stage.shot.camera(t)])[0]
         out.append([np.argwhere(view.ids == i + 1).mean(axis=0)[::-1] for i in range(len(runners))])
     return out
 

@@ -7,6 +7,7 @@ from functools import lru_cache
 import numpy as np
 import trimesh
 
+from mirforge.render.look import Material, material, part_material
 from mirforge.render.objects import model
 from mirforge.render.scene3d import SHAPES, Object3D
 
@@ -16,13 +17,17 @@ SMOOTH = frozenset({"sphere", "capsule"})  # shaded with vertex normals; the oth
 MeshKey = str | tuple[str, int, int]  # a primitive's name, or (object kind, variant, part index)
 
 
-def draw_parts(obj: Object3D) -> list[tuple[MeshKey, tuple[int, int, int]]]:
-    """The meshes to draw for ``obj`` with its pose and id, each with its colour: a primitive is one mesh; an
-    object of the catalogue is one per part, its primary parts in the object's colour."""
+def draw_parts(obj: Object3D) -> list[tuple[MeshKey, tuple[int, int, int], Material]]:
+    """The meshes to draw for ``obj`` with its pose and id, each with its colour and surface: a primitive is one
+    mesh of the object's material; an object of the catalogue is one per part, its primary parts in the object's
+    colour, every part with the surface of its own material tag."""
     if obj.shape in SHAPES:
-        return [(obj.shape, obj.color)]
+        return [(obj.shape, obj.color, material(obj.material))]
     parts = model(obj.shape, obj.variant).parts
-    return [((obj.shape, obj.variant, i), obj.color if p.primary else p.color) for i, p in enumerate(parts)]
+    return [
+        ((obj.shape, obj.variant, i), obj.color if p.primary else p.color, part_material(p.material))
+        for i, p in enumerate(parts)
+    ]
 
 
 def smooth(key: MeshKey) -> bool:
@@ -48,9 +53,10 @@ def unit_mesh(shape: MeshKey) -> trimesh.Trimesh:
     elif shape == "capsule":
         mesh = trimesh.creation.capsule(height=0.5, radius=0.25, count=(16, 16))
         mesh.apply_scale((2.0, 2.0, 1.0))
-    elif shape == "ground":
-        mesh = trimesh.creation.box((40, 40, 0.02))
-        mesh.apply_translation((0, 0, -0.011))
+    elif shape == "floor":  # the square [-1, 1]^2 at z = 0, facing up; the backdrop's extent scales it
+        mesh = trimesh.Trimesh(
+            vertices=[[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], faces=[[0, 1, 2], [0, 2, 3]], process=False
+        )
     else:
         raise ValueError(f"unknown shape {shape!r}")
     return mesh

@@ -1,6 +1,7 @@
-"""A small 3D scene graph: coloured primitives on a ground plane, cameras, lights.
+"""A small 3D scene graph: coloured primitives on a floor, cameras, a light rig and a backdrop.
 
 Pure data: nothing here imports a renderer. Units are metres-like world units, z is up, the ground is z = 0.
+How things look (materials, light, backdrop) is in :mod:`mirforge.render.look`.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from mirforge.render.look import Look, material
 
 SHAPES = ("box", "cylinder", "cone", "sphere", "capsule")
 
@@ -41,7 +44,8 @@ class Object3D:
     position: tuple[float, float]
     base: float = 0.0
     yaw: float = 0.0
-    variant: int = 0
+    variant: int = 0  # of a catalogue kind; primitives have none
+    material: str = "rubber"  # a name in look.MATERIALS; a catalogue kind's parts carry their own material tags
 
     def __post_init__(self) -> None:
         if self.shape not in SHAPES:
@@ -51,6 +55,7 @@ class Object3D:
                 raise ValueError(f"unknown shape {self.shape!r}; expected one of {SHAPES} or an object kind")
         if min(self.size) <= 0:
             raise ValueError(f"object {self.name!r}: sizes must be positive, got {self.size}")
+        material(self.material)  # unknown names are bad input
 
     @property
     def center(self) -> np.ndarray:
@@ -109,10 +114,8 @@ class Camera:
 @dataclass(frozen=True)
 class Scene3D:
     objects: tuple[Object3D, ...]
-    ground: bool = True
-    ground_color: tuple[int, int, int] = (165, 152, 132)  # a light wooden table, distinct from the background
-    background: tuple[int, int, int] = (250, 250, 250)
-    light_direction: tuple[float, float, float] = (-0.45, 0.55, -1.0)  # lights front, right and top faces
+    ground: bool = True  # draw the backdrop's floor
+    look: Look = Look()  # backdrop and light; a task draws one with look.draw_look (default: a table on white)
     extras: dict = field(default_factory=dict, compare=False)
 
     def index(self, name: str) -> int:

@@ -23,6 +23,7 @@ import numpy as np
 
 from mirforge.errors import Reject
 from mirforge.render import gl
+from mirforge.render.look import Backdrop, Look
 from mirforge.render.objects import model, variants
 from mirforge.render.objects.place import place
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
@@ -391,6 +392,10 @@ class Stage:
     lines: tuple[Object3D, ...]
     shot: Shot
 
+    @property
+    def look(self) -> Look:
+        return Look(Backdrop(color=self.ground))
+
 
 @dataclass
 class Frame:
@@ -421,13 +426,13 @@ def film(
     frames, id_maps = [], {}
     for f in range(n_frames):
         t = f / fps
-        scene = Scene3D(tuple(p.placed(t) for p in props) + stage.lines, ground_color=stage.ground)
+        scene = Scene3D(tuple(p.placed(t) for p in props) + stage.lines, look=stage.look)
         view = renderer.views(scene, [stage.shot.camera(t)], seg=f in indices)[0]
         frames.append(view.rgb)
         if f in indices:
             id_maps[f] = view.ids
     decoded = shoot(frames, list(indices))
-    plate_scene = Scene3D(stage.lines, ground_color=stage.ground)
+    plate_scene = Scene3D(stage.lines, look=stage.look)
     plates: dict[float, np.ndarray] = {}
     out = []
     for f, image in zip(indices, decoded, strict=True):

@@ -155,17 +155,15 @@ def measure_view(view: Any, names: list[str], min_px: int) -> dict[str, dict[str
     """Facts read from one view's masks and depth for every object with at least ``min_px`` visible pixels."""
     out: dict[str, dict[str, Any]] = {}
     for i, name in enumerate(names):
-        mask = view.ids == i + 1
-        count = int(np.count_nonzero(mask))
-        if count < min_px:
+        if view.pixels(i) < min_px:  # all objects' counts and boxes come from one pass over the ids
             continue
-        ys, xs = np.nonzero(mask)
+        m = view.measure(i)  # within the object's box only
         out[name] = {
-            "px": count,
-            "box": [int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1],
-            "cx": round(float(xs.mean()), 2),
-            "cy": round(float(ys.mean()), 2),
-            "depth": round(float(np.median(view.depth[mask])), 4),
+            "px": m["px"],
+            "box": m["box"],
+            "cx": round(m["cx"], 2),
+            "cy": round(m["cy"], 2),
+            "depth": round(m["depth"], 4),
         }
     return out
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from mirforge.render.look import Backdrop, Look
 from mirforge.render.objects.catalogue import KINDS, get_kind, model
 from mirforge.render.objects.place import place
 from mirforge.render.scene3d import Scene3D, orbit_camera
@@ -28,7 +29,7 @@ def render_object(kind: str, variant: int, size: int) -> np.ndarray:
     yfov = math.pi / 6
     target = (0.0, 0.0, 0.45 * extents[2])
     camera = orbit_camera(AZIMUTH, ELEVATION, 1.08 * radius / math.sin(yfov / 2), target, yfov)
-    scene = Scene3D((placed,), ground_color=(150, 140, 125), background=(196, 206, 220))
+    scene = Scene3D((placed,), look=Look(Backdrop(color=(150, 140, 125), sky=(196, 206, 220))))
     return renderer(size).views(scene, [camera], seg=False)[0].rgb
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from mirforge.errors import Reject
+from mirforge.render.look import Backdrop, Look
 from mirforge.render.objects.catalogue import model, variants
 from mirforge.render.objects.place import place as place_object
 from mirforge.render.scene3d import Object3D, Scene3D, orbit_camera
@@ -230,7 +231,7 @@ class WeightComparison(Task):
             objs, roles = _scale_objects(scene, comp, tilt, structure, pan_color)
             az, el, dist = scene.cameras[k]
             cam = orbit_camera(az, el, dist, target=(0.0, 0.0, 1.1))
-            (view,) = r.views(Scene3D(tuple(objs), background=backdrop), [cam])
+            (view,) = r.views(Scene3D(tuple(objs), look=Look(Backdrop(sky=backdrop))), [cam])
             images.append(_downsample(view.rgb))
             pans = {}
             for side in ("left", "right"):

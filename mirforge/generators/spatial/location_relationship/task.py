@@ -54,6 +54,7 @@ from mirforge.generators.spatial.multiview import (
     measure_view,
     sign,
 )
+from mirforge.render.look import Backdrop, Look
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
 from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
@@ -226,7 +227,7 @@ class LocationRelationship(Task):
         from mirforge.render.gl import renderer
 
         cameras = [scene.cameras[c] for c in question.facts["order"]]
-        world = Scene3D(scene.objects, ground_color=GROUNDS[scene.family])
+        world = Scene3D(scene.objects, look=Look(Backdrop(color=GROUNDS[scene.family])))
         views = renderer(self.image_size).views(world, cameras)
         labels = question.facts["labels"]
         per_view = [measure_view(v, labels, self.config.min_visible_px) for v in views]
