@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from mirforge.render.look import FLOOR_Z, material
-from mirforge.render.meshes import SMOOTH, triangle_soup
+from mirforge.render.meshes import SMOOTH, detail, triangle_soup
 from mirforge.render.scene3d import Camera, Scene3D
 from mirforge.render.textures import floor_texture, srgb_to_linear
 from mirforge.render.view import ZFAR, ZNEAR
@@ -27,7 +27,7 @@ def scene_arrays(scene: Scene3D, camera: Camera, size: int) -> dict[str, np.ndar
     arrays: dict[str, np.ndarray] = {}
     objects = []
     for i, obj in enumerate(scene.objects):
-        positions, normals = triangle_soup(obj.shape)
+        positions, normals = triangle_soup(obj.shape, detail(obj.size))
         model = obj.pose()
         world = positions @ model[:3, :3].T + model[:3, 3]
         normal_matrix = np.linalg.inv(model[:3, :3]).T

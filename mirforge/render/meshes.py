@@ -8,36 +8,40 @@ import numpy as np
 import trimesh
 
 SMOOTH = frozenset({"sphere", "capsule"})  # shaded with vertex normals; the others with face normals
+THIN = 0.25  # objects narrower than this (world units) get the coarse meshes: rods, strings, small knobs
+
+
+def detail(size: tuple[float, float, float]) -> int:
+    """1 for the fine mesh, 0 for the coarse one, whose silhouette is off by under 1/500 of a unit at this width."""
+    return 0 if max(size[0], size[1]) < THIN else 1
 
 
 @cache
-def unit_mesh(shape: str) -> trimesh.Trimesh:
+def unit_mesh(shape: str, level: int = 1) -> trimesh.Trimesh:
     """The primitive fitted to the unit cube [-0.5, 0.5]^3; the object's pose scales it to its size."""
+    sections = (12, 32)[level]
     if shape == "box":
         mesh = trimesh.creation.box((1, 1, 1))
     elif shape == "cylinder":
-        mesh = trimesh.creation.cylinder(radius=0.5, height=1.0, sections=32)
+        mesh = trimesh.creation.cylinder(radius=0.5, height=1.0, sections=sections)
     elif shape == "cone":
-        mesh = trimesh.creation.cone(radius=0.5, height=1.0, sections=32)
+        mesh = trimesh.creation.cone(radius=0.5, height=1.0, sections=sections)
         mesh.apply_translation((0, 0, -0.5))
     elif shape == "sphere":
-        mesh = trimesh.creation.icosphere(subdivisions=3, radius=0.5)
+        mesh = trimesh.creation.icosphere(subdivisions=(1, 3)[level], radius=0.5)
     elif shape == "capsule":
-        mesh = trimesh.creation.capsule(height=0.5, radius=0.25, count=(16, 16))
+        count = ((8, 8), (16, 16))[level]
+        mesh = trimesh.creation.capsule(height=0.5, radius=0.25, count=count)
         mesh.apply_scale((2.0, 2.0, 1.0))
-    elif shape == "floor":  # the square [-1, 1]^2 at z = 0, facing up; the backdrop's extent scales it
-        mesh = trimesh.Trimesh(
-            vertices=[[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], faces=[[0, 1, 2], [0, 2, 3]], process=False
-        )
     else:
         raise ValueError(f"unknown shape {shape!r}")
     return mesh
 
 
 @cache
-def triangle_soup(shape: str) -> tuple[np.ndarray, np.ndarray]:
+def triangle_soup(shape: str, level: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """(positions, normals) per corner of every triangle, float32, for a vertex buffer."""
-    mesh = unit_mesh(shape)
+    mesh = unit_mesh(shape, level)
     positions = mesh.vertices[mesh.faces].reshape(-1, 3)
     if shape in SMOOTH:
         normals = mesh.vertex_normals[mesh.faces].reshape(-1, 3)

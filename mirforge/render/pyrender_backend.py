@@ -16,7 +16,7 @@ import numpy as np
 
 from mirforge.errors import MirforgeError
 from mirforge.render.look import FLOOR_Z, Backdrop, material
-from mirforge.render.meshes import SMOOTH, unit_mesh
+from mirforge.render.meshes import SMOOTH, detail, unit_mesh
 from mirforge.render.scene3d import Camera, Scene3D
 from mirforge.render.textures import floor_texture, srgb_to_linear
 from mirforge.render.view import ZFAR, ZNEAR, View
@@ -30,12 +30,12 @@ GL_LINEAR, GL_LINEAR_MIPMAP_LINEAR = 0x2601, 0x2703
 
 
 @cache
-def _mesh(shape: str, color: tuple[int, int, int], material_name: str) -> pyrender.Mesh:
+def _mesh(shape: str, level: int, color: tuple[int, int, int], material_name: str) -> pyrender.Mesh:
     m = material(material_name)
     pbr = pyrender.MetallicRoughnessMaterial(
         baseColorFactor=[*srgb_to_linear(color), 1.0], metallicFactor=m.metallic, roughnessFactor=m.roughness
     )
-    return pyrender.Mesh.from_trimesh(unit_mesh(shape), material=pbr, smooth=shape in SMOOTH)
+    return pyrender.Mesh.from_trimesh(unit_mesh(shape, level), material=pbr, smooth=shape in SMOOTH)
 
 
 @lru_cache(maxsize=32)  # backdrops vary per scene; each holds a texture
@@ -107,7 +107,9 @@ class PyrenderRenderer:
         pr_scene = pyrender.Scene(bg_color=bg, ambient_light=list(light.sky))
         if scene.ground:
             pr_scene.add(_floor(scene.look.backdrop))
-        nodes = [pr_scene.add(_mesh(o.shape, o.color, o.material), pose=o.pose()) for o in scene.objects]
+        nodes = [
+            pr_scene.add(_mesh(o.shape, detail(o.size), o.color, o.material), pose=o.pose()) for o in scene.objects
+        ]
         direction = light.unit_direction()
         light_pose = Camera(
             eye=tuple(-direction), target=(0, 0, 0), up=(0, 1, 0) if abs(direction[2]) > 0.99 else (0, 0, 1)
