@@ -29,8 +29,8 @@ def scene_arrays(scene: Scene3D, camera: Camera, size: int) -> dict[str, np.ndar
     for obj in scene.objects:
         model = obj.pose()
         normal_matrix = np.linalg.inv(model[:3, :3]).T
-        for part, (key, color, surface) in enumerate(draw_parts(obj)):
-            positions, normals = triangle_soup(key)
+        for part, (key, level, color, surface) in enumerate(draw_parts(obj)):
+            positions, normals = triangle_soup(key, level)
             world = positions @ model[:3, :3].T + model[:3, 3]
             world_normals = normals @ normal_matrix.T
             world_normals /= np.linalg.norm(world_normals, axis=1, keepdims=True)

@@ -12,20 +12,27 @@ from mirforge.render.objects import model
 from mirforge.render.scene3d import SHAPES, Object3D
 
 SMOOTH = frozenset({"sphere", "capsule"})  # shaded with vertex normals; the others with face normals
+THIN = 0.25  # objects narrower than this (world units) get the coarse meshes: rods, strings, small knobs
+
+
+def detail(size: tuple[float, float, float]) -> int:
+    """1 for the fine mesh, 0 for the coarse one, whose silhouette is off by under 1/500 of a unit at this width."""
+    return 0 if max(size[0], size[1]) < THIN else 1
 
 
 MeshKey = str | tuple[str, int, int]  # a primitive's name, or (object kind, variant, part index)
+RGB = tuple[int, int, int]
 
 
-def draw_parts(obj: Object3D) -> list[tuple[MeshKey, tuple[int, int, int], Material]]:
-    """The meshes to draw for ``obj`` with its pose and id, each with its colour and surface: a primitive is one
-    mesh of the object's material; an object of the catalogue is one per part, its primary parts in the object's
-    colour, every part with the surface of its own material tag."""
+def draw_parts(obj: Object3D) -> list[tuple[MeshKey, int, RGB, Material]]:
+    """The meshes to draw for ``obj`` with its pose and id: (mesh, detail level, colour, surface). A primitive is one
+    mesh of the object's material, coarse when thin; an object of the catalogue is one per part (its own mesh, level
+    1), its primary parts in the object's colour, every part with the surface of its own material tag."""
     if obj.shape in SHAPES:
-        return [(obj.shape, obj.color, material(obj.material))]
+        return [(obj.shape, detail(obj.size), obj.color, material(obj.material))]
     parts = model(obj.shape, obj.variant).parts
     return [
-        ((obj.shape, obj.variant, i), obj.color if p.primary else p.color, part_material(p.material))
+        ((obj.shape, obj.variant, i), 1, obj.color if p.primary else p.color, part_material(p.material))
         for i, p in enumerate(parts)
     ]
 
@@ -36,36 +43,35 @@ def smooth(key: MeshKey) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def unit_mesh(shape: MeshKey) -> trimesh.Trimesh:
-    """The primitive (or object part) fitted to the unit cube [-0.5, 0.5]^3; the object's pose scales it."""
+def unit_mesh(shape: MeshKey, level: int = 1) -> trimesh.Trimesh:
+    """The primitive (or object part) fitted to the unit cube [-0.5, 0.5]^3; the object's pose scales it. ``level``
+    picks a primitive's fine (1) or coarse (0) mesh; a part has one mesh."""
     if isinstance(shape, tuple):
         kind, variant, part = shape
         return model(kind, variant).unit_part(part)
+    sections = (12, 32)[level]
     if shape == "box":
         mesh = trimesh.creation.box((1, 1, 1))
     elif shape == "cylinder":
-        mesh = trimesh.creation.cylinder(radius=0.5, height=1.0, sections=32)
+        mesh = trimesh.creation.cylinder(radius=0.5, height=1.0, sections=sections)
     elif shape == "cone":
-        mesh = trimesh.creation.cone(radius=0.5, height=1.0, sections=32)
+        mesh = trimesh.creation.cone(radius=0.5, height=1.0, sections=sections)
         mesh.apply_translation((0, 0, -0.5))
     elif shape == "sphere":
-        mesh = trimesh.creation.icosphere(subdivisions=3, radius=0.5)
+        mesh = trimesh.creation.icosphere(subdivisions=(1, 3)[level], radius=0.5)
     elif shape == "capsule":
-        mesh = trimesh.creation.capsule(height=0.5, radius=0.25, count=(16, 16))
+        count = ((8, 8), (16, 16))[level]
+        mesh = trimesh.creation.capsule(height=0.5, radius=0.25, count=count)
         mesh.apply_scale((2.0, 2.0, 1.0))
-    elif shape == "floor":  # the square [-1, 1]^2 at z = 0, facing up; the backdrop's extent scales it
-        mesh = trimesh.Trimesh(
-            vertices=[[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], faces=[[0, 1, 2], [0, 2, 3]], process=False
-        )
     else:
         raise ValueError(f"unknown shape {shape!r}")
     return mesh
 
 
 @lru_cache(maxsize=4096)
-def triangle_soup(shape: MeshKey) -> tuple[np.ndarray, np.ndarray]:
+def triangle_soup(shape: MeshKey, level: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """(positions, normals) per corner of every triangle, float32, for a vertex buffer."""
-    mesh = unit_mesh(shape)
+    mesh = unit_mesh(shape, level)
     positions = mesh.vertices[mesh.faces].reshape(-1, 3)
     if smooth(shape):
         normals = mesh.vertex_normals[mesh.faces].reshape(-1, 3)

@@ -30,16 +30,17 @@ GL_LINEAR, GL_LINEAR_MIPMAP_LINEAR = 0x2601, 0x2703
 
 
 @cache
-def _mesh(parts: tuple[tuple[MeshKey, tuple[int, int, int], Material], ...]) -> pyrender.Mesh:
+def _mesh(parts: tuple[tuple[MeshKey, int, tuple[int, int, int], Material], ...]) -> pyrender.Mesh:
     """One mesh of an object's parts (see ``draw_parts``), each a primitive with its own colour and surface."""
     primitives = []
-    for key, color, surface in parts:
+    for key, level, color, surface in parts:
         pbr = pyrender.MetallicRoughnessMaterial(
             baseColorFactor=[*srgb_to_linear(color), 1.0],
             metallicFactor=surface.metallic,
             roughnessFactor=surface.roughness,
         )
-        primitives += pyrender.Mesh.from_trimesh(unit_mesh(key), material=pbr, smooth=smooth(key)).primitives
+        mesh = pyrender.Mesh.from_trimesh(unit_mesh(key, level), material=pbr, smooth=smooth(key))
+        primitives += mesh.primitives
     return pyrender.Mesh(primitives)
 
 
