@@ -22,7 +22,7 @@ install: $(BIN)/python
 install-dev: $(BIN)/python
 	bash scripts/system-deps.sh --browser
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[dev,llm,train,ray,hf,audit,consumers]"
+	$(BIN)/pip install -q -e ".[dev,llm,train,ray,hf,audit,diffusion,consumers]"
 	$(BIN)/pip install -q --no-deps $(CONSUMERS)
 
 install-consumers: $(BIN)/python

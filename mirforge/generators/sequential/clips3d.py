@@ -291,6 +291,12 @@ def _contrast(a: Sequence[int], b: Sequence[int]) -> int:
     return max(abs(int(x) - int(y)) for x, y in zip(a, b, strict=True))
 
 
+def footprint_radius(kind: str, variant: int) -> float:
+    """Half the footprint's diagonal at the tallest :func:`height_of` gives (metres)."""
+    w, d, _ = model(kind, variant).extents
+    return 0.55 * math.hypot(w, d)
+
+
 def height_of(rng: np.random.Generator, kind: str, variant: int) -> float:
     """A real height for the object: its variant's height, give or take 10%."""
     return float(model(kind, variant).height * rng.uniform(0.9, 1.1))
@@ -350,6 +356,10 @@ class Layout:
         x = (cam[:, 0] * self.focal / depth + 1) * self.size / 2
         y = (1 - cam[:, 1] * self.focal / depth) * self.size / 2
         return float(x.min()), float(y.min()), float(x.max()), float(y.max())
+
+    def sees(self, prop: Prop) -> bool:
+        """Whether ``prop`` is whole in the frame in every shown frame (others aside)."""
+        return all(in_view(self.box(prop, k), self.size) for k in range(len(self.shown)))
 
     def add(self, prop: Prop) -> bool:
         """Place ``prop`` if it fits; whether it did."""

@@ -238,9 +238,9 @@ FAMILY_KINDS: dict[str, tuple[str, ...]] = {
 }
 # what the objects stand on: a wooden table, a room's floor, a play mat, paving, a plain table
 GROUNDS: dict[str, tuple[int, int, int]] = {
-    "tabletop": (178, 140, 102),
+    "tabletop": (140, 98, 64),
     "room": (168, 156, 140),
-    "toys": (128, 168, 196),
+    "toys": (92, 130, 168),
     "yard": (132, 134, 130),
     "shapes": (165, 152, 132),
 }

@@ -134,10 +134,11 @@ class WeightComparison(Task):
         for c in range(1, n):
             children.setdefault(parent[c], []).append(c)
         equal_edge = -1
-        if k["equal_pair"]:  # one picture balances, a wrong option's first (it then never rises); never the answer
-            cands = [c for c in range(1, n_wrong + 1) if parent[c] != 0] or [c for c in range(1, n) if parent[c] != 0]
+        if k["equal_pair"]:  # one picture balances under a link (two tied options could neither be the heaviest)
+            links = range(n_wrong + 1, n)
+            cands = [c for c in range(1, n_wrong + 1) if parent[c] in links] or [c for c in links if parent[c] in links]
             if not cands:
-                raise Reject("no edge for a level beam")
+                raise Reject("no edge under a link for a level beam")
             equal_edge = cands[int(rng.integers(len(cands)))]
         merged: tuple[int, int] | None = None
         if k["two_object_pans"] and qtype == "heaviest":

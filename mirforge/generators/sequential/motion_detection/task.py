@@ -272,30 +272,27 @@ class MotionDetection(Filming, Task):
         hi = size - EDGE - reach - np.maximum(0.0, span) - np.array([0.0, 14.0])  # the time code sits at the bottom
         if (hi <= lo).any():
             raise Reject("the mover's path does not fit in the picture")
-        start = rng.uniform(lo, hi)
-        path = [start + p for p in pts]
-        spots: list[np.ndarray] = []
-        for i in range(1, n):
+        # every object keeps a corridor shaped like the mover's path clear: the mover's own path, the others' turned
+        # by a random angle; the mover is placed at a random turn, so neither room nor order singles it out
+        mover = int(rng.integers(n))
+        corridors: list[list[np.ndarray]] = []
+        for i in range(n):
             for _ in range(200):
                 p = rng.uniform(lo, hi)
-                clear = all(
-                    _segment_distance(p, a, b) > radii[0] + radii[i] + 10 for a, b in zip(path, path[1:], strict=False)
-                )
-                if clear and all(np.linalg.norm(p - q) > radii[i] + 15 + 10 for q in spots):
-                    spots.append(p)
+                turn = np.eye(2) if i == mover else _rotation(float(rng.uniform(0, 2 * math.pi)))
+                corridor = [p + turn @ q for q in pts]
+                if _clear(corridor, corridors, 2 * max(radii) + 10):
+                    corridors.append(corridor)
                     break
             else:
                 raise Reject("no room for the objects")
-        order = [int(v) for v in rng.permutation(n)]  # the mover is a random one of the named objects
-        things: list[Thing | None] = [None] * n
-        for slot_i, j in enumerate(order):
-            if slot_i == 0:
-                waypoints = tuple((t, float(p[0]), float(p[1])) for t, p in zip(times, path, strict=True))
-            else:
-                waypoints = ((0.0, float(spots[slot_i - 1][0]), float(spots[slot_i - 1][1])),)
-            name = canvas2d.shape_name(colors[slot_i], shapes[slot_i])
-            things[j] = Thing(name, waypoints, flat=(colors[slot_i], shapes[slot_i], radii[slot_i]))
-        return things, order[0], None, tile, pan
+        things = []
+        for i, corridor in enumerate(corridors):
+            stops = corridor if i == mover else corridor[:1]
+            waypoints = tuple((t, float(p[0]), float(p[1])) for t, p in zip(times, stops, strict=False))
+            name = canvas2d.shape_name(colors[i], shapes[i])
+            things.append(Thing(name, waypoints, flat=(colors[i], shapes[i], radii[i])))
+        return things, mover, None, tile, pan
 
     def _floor(self, family, rng, level, k, kind, legs, offsets, times, indices, fps):
         size = self.image_size
@@ -310,44 +307,44 @@ class MotionDetection(Filming, Task):
         right, away = clips3d.view_axes(shot.camera(0.0))
         shown = [f / fps for f in indices]
         layout = clips3d.Layout(shot, shown, [f / fps for f in range(indices[-1] + 1)], size)
-        mover_name, mover_kind, mover_variant = picks[0]
-        height = clips3d.height_of(rng, mover_kind, mover_variant)
         world = [o[0] * right + o[1] * away for o in offsets]  # tiles, on the floor
-        # every object, the mover and the still ones alike, starts where a disc as wide as the mover's path is in
-        # view: where an object stands does not tell whether or where it moves
+        # every object starts where a disc as wide as the mover's path is in view, and keeps a corridor shaped like
+        # that path clear (the mover's own path, the others' turned by a random angle: each is placed as if it
+        # moved along it, then stands at its start); the mover is placed at a random turn. So neither where an
+        # object stands, nor the room around it, tells whether or where it moves.
         reach = max(float(np.linalg.norm(w)) for w in world) * tile
-        for _ in range(150):
-            start = layout.spot(rng)
-            if not layout.sees_disc(start, reach):
-                continue
-            waypoints = tuple((t, *(float(v) for v in start + w * tile)) for t, w in zip(times, world, strict=True))
-            first = world[1] - world[0]
-            yaw = (
-                math.atan2(first[1], first[0]) + math.pi / 2
-                if mover_kind in VEHICLES and len(legs) == 1
-                else float(rng.uniform(0, 2 * math.pi))
-            )
-            if layout.add(Prop(mover_name, mover_kind, mover_variant, height, waypoints, yaw)):
-                break
-        else:
-            raise Reject("the mover's path does not fit in the picture")
-        for name, kind_, variant in picks[1:]:
-            h = clips3d.height_of(rng, kind_, variant)
+        mover = int(rng.integers(n))
+        props: list[Prop] = []
+        corridors: list[list[np.ndarray]] = []
+        radius = max(
+            Prop(n_, k_, v_, clips3d.height_of(rng, k_, v_), ((0.0, 0.0, 0.0),)).radius for n_, k_, v_ in picks
+        )
+        for i, (name, kind_, variant) in enumerate(picks):
+            height = clips3d.height_of(rng, kind_, variant)
             for _ in range(150):
-                p = layout.spot(rng)
-                if not layout.sees_disc(p, reach):
+                start = layout.spot(rng)
+                if not layout.sees_disc(start, reach):
                     continue
-                yaw = float(rng.uniform(0, 2 * math.pi))
-                if layout.add(Prop(name, kind_, variant, h, ((0.0, float(p[0]), float(p[1])),), yaw)):
+                turn = np.eye(2) if i == mover else _rotation(float(rng.uniform(0, 2 * math.pi)))
+                corridor = [start + turn @ w * tile for w in world]
+                if not _clear(corridor, corridors, 2.3 * radius):
+                    continue
+                waypoints = tuple((t, float(q[0]), float(q[1])) for t, q in zip(times, corridor, strict=True))
+                first = world[1] - world[0]
+                if i == mover and kind_ in VEHICLES and len(legs) == 1:
+                    yaw = math.atan2(first[1], first[0]) + math.pi / 2
+                else:
+                    yaw = float(rng.uniform(0, 2 * math.pi))
+                ghost = Prop(name, kind_, variant, height, waypoints, yaw)  # as if it moved along its corridor
+                prop = ghost if i == mover else Prop(name, kind_, variant, height, waypoints[:1], yaw)
+                if layout.sees(ghost) and layout.add(prop):
+                    props.append(prop)
+                    corridors.append(corridor)
                     break
             else:
                 raise Reject("no room for the objects")
-        props = layout.props
-        order = [int(v) for v in rng.permutation(n)]
-        things: list[Thing | None] = [None] * n
-        for slot_i, j in enumerate(order):
-            things[j] = Thing(props[slot_i].name, props[slot_i].path, prop=props[slot_i])
-        return things, order[0], stage, tile, (0.0, 0.0)
+        things = [Thing(p.name, p.path, prop=p) for p in props]
+        return things, mover, stage, tile, (0.0, 0.0)
 
     # -- question -------------------------------------------------------------------------------------------
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
@@ -777,6 +774,44 @@ def _grid_floor(size: int, grid: int, ox: float, oy: float) -> np.ndarray:
         if 0 <= v < size:
             img[v, :] = canvas2d.LINE
     return img
+
+
+def _rotation(angle: float) -> np.ndarray:
+    c, s = math.cos(angle), math.sin(angle)
+    return np.array([[c, -s], [s, c]])
+
+
+def _clear(corridor: list[np.ndarray], others: list[list[np.ndarray]], gap: float) -> bool:
+    """Whether a new object's corridor keeps ``gap`` from where the others stand (their corridors' starts), and
+    where it stands keeps ``gap`` from their corridors: each object has a way to move that the others leave free."""
+    for other in others:
+        if _polyline_gap(corridor, other[:1]) <= gap or _polyline_gap(other, corridor[:1]) <= gap:
+            return False
+    return True
+
+
+def _polyline_gap(a: list[np.ndarray], b: list[np.ndarray]) -> float:
+    """Smallest distance between two polylines (0 where they cross)."""
+    gap = math.inf
+    for p0, p1 in zip(a, a[1:] or a, strict=False):
+        for q0, q1 in zip(b, b[1:] or b, strict=False):
+            if _cross(p0, p1, q0, q1):
+                return 0.0
+            gap = min(
+                gap,
+                _segment_distance(p0, q0, q1),
+                _segment_distance(p1, q0, q1),
+                _segment_distance(q0, p0, p1),
+                _segment_distance(q1, p0, p1),
+            )
+    return gap
+
+
+def _cross(p0: np.ndarray, p1: np.ndarray, q0: np.ndarray, q1: np.ndarray) -> bool:
+    def side(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
+        return float((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]))
+
+    return side(p0, p1, q0) * side(p0, p1, q1) < 0 and side(q0, q1, p0) * side(q0, q1, p1) < 0
 
 
 def _segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:

@@ -129,8 +129,8 @@ class LocationRelationship(Task):
     )
     Config = LocationRelationshipConfig
     # per index, balanced over every block: the question kind, whether the premise cue read (wrongly) in the asked
-    # image picks the twin meant (see _naive), and the scene family
-    variants = 4 * len(FAMILIES)
+    # image picks the twin meant (_naive), whether the cue's word agrees with the answer (_agrees), the scene family
+    variants = 8 * len(FAMILIES)
 
     def knobs(self, level: int) -> dict[str, Any]:
         c, i = self.config, self.levels.index(level)
@@ -152,7 +152,7 @@ class LocationRelationship(Task):
         k = self.knobs(level)
         v = int(rng.integers(self.variants)) if variant is None else variant
         kinds, families = k["kinds"], k["families"]
-        kind, family = kinds[v % 2 % len(kinds)], families[v // 4 % len(families)]
+        kind, family = kinds[v % 2 % len(kinds)], families[v // 8 % len(families)]
         m = k["twins"]
         radius = everyday_radius(k["n_objects"])
         objects = arrange(rng, everyday_objects(rng, family, k["n_objects"], twins=m), radius=radius)
@@ -167,8 +167,9 @@ class LocationRelationship(Task):
         geo = _geometry(scene, self.image_size)
         labels = _labels(scene)
         names = [o.name for o in scene.objects]
-        kept = bool(rng.integers(2)) if variant is None else variant // 2 % 2 == 1
-        plan = _plan(geo, scene, rng, slot, kept)
+        v = int(rng.integers(self.variants)) if variant is None else variant
+        kept, agree = v // 2 % 2 == 1, v // 4 % 2 == 1
+        plan = _plan(geo, scene, rng, slot, kept, agree)
         twin = names[0]
         L = names[plan["landmark"]]
         n_views = len(plan["order"])
@@ -396,10 +397,11 @@ def _geometry(scene: Scene, size: int) -> _Geometry:
     return _Geometry(np.array(xs), np.array(ds), np.array(clear), scene.margin_px, scene.margin_depth)
 
 
-def _plan(geo: _Geometry, scene: Scene, rng: np.random.Generator, slot: int, kept: bool) -> dict[str, Any]:
+def _plan(geo: _Geometry, scene: Scene, rng: np.random.Generator, slot: int, kept: bool, agree: bool) -> dict[str, Any]:
     """Roles of the cameras, the landmark, the twin meant and the premise cues, drawn at random among those that
-    make every image needed (see the module docstring) and where the premise cue, read in the first asked image
-    (or in the answer's candidate image), picks the twin meant exactly when ``kept``."""
+    make every image needed (see the module docstring), where the premise cue read in the first asked image (or in
+    the answer's candidate image) picks the twin meant exactly when ``kept`` (see ``_naive``), and where each cue's
+    word agrees with the answer's relation of the same kind exactly when ``agree`` (see ``_agrees``)."""
     m, n_cam, n_obj = scene.twins, geo.x.shape[0], geo.x.shape[1]
     twins = list(range(m))
     landmarks = [int(i) for i in rng.permutation(range(m, n_obj))]
@@ -414,10 +416,10 @@ def _plan(geo: _Geometry, scene: Scene, rng: np.random.Generator, slot: int, kep
             if not all(geo.clear[c, t] and geo.clear[c, L] for c in asked for t in twins):
                 continue
             for r in _shuffled(twins, rng):
-                cues = _premise_cues(geo, premise_views, r, twins, rng)
-                if cues is None:
+                found = _premise_cues(geo, premise_views, r, twins, rng)
+                if found is None:
                     continue
-                alternatives = [t for _, _, t in cues] if m == 3 else [t for t in twins if t != r]
+                alternatives = [t for _, _, t in found] if m == 3 else [t for t in twins if t != r]
                 plan = (
                     _relation_roles(geo, scene, rest, r, L, alternatives, rng)
                     if scene.kind == "relation"
@@ -426,12 +428,40 @@ def _plan(geo: _Geometry, scene: Scene, rng: np.random.Generator, slot: int, kep
                 if plan is None:
                     continue
                 first = plan["parts"][0][0] if scene.kind == "relation" else plan["answer_view"]
-                if (_naive(geo, first, cues, twins) == r) != kept:
-                    continue
-                plan.update(landmark=L, referent=r, premise=cues)
-                plan["order"] = _image_order(scene.kind, premise_views, plan, slot, rng)
-                return plan
+                said = _answer_words(plan)
+                for words in _shuffled(list(itertools.product(*(ok for _, ok, _ in found))), rng):
+                    cues = [(p, w, t) for (p, _, t), w in zip(found, words, strict=True)]
+                    if any(_agrees(w, m == 3, said) not in (None, agree) for w in words):
+                        continue
+                    if (_naive(geo, first, cues, twins) == r) != kept:
+                        continue
+                    plan.update(landmark=L, referent=r, premise=cues)
+                    plan["order"] = _image_order(scene.kind, premise_views, plan, slot, rng)
+                    return plan
     raise Reject("no twin, landmark and camera roles that make every image needed")
+
+
+def _answer_words(plan: dict[str, Any]) -> dict[str, int]:
+    """The answer's sign for each kind of relation the question states (first of each kind): "lr", "nf"."""
+    if "wanted" in plan:
+        return {"lr": plan["wanted"][0], "nf": plan["wanted"][1]}
+    out: dict[str, int] = {}
+    for (_, rel), s in zip(plan["parts"], plan["answer"], strict=True):
+        out.setdefault(rel, s)
+    return out
+
+
+def _agrees(cue: str, exclude: bool, said: dict[str, int]) -> bool | None:
+    """Whether a cue's word points the way the answer goes in the relation of the same kind (None: the question
+    asks no relation of that kind). "The mug on the left" suggests left; "not the one farthest to the left"
+    suggests right. Balanced by the task's variant, so that copying or reversing the cue's word is a coin: drawn
+    freely, the answer reversed it 61% of the time."""
+    rel, sign_ = (
+        ("lr", -1 if cue == "left" else 1) if cue in ("left", "right") else ("nf", -1 if cue == "nearer" else 1)
+    )
+    if rel not in said:
+        return None
+    return said[rel] == (-sign_ if exclude else sign_)
 
 
 def _naive(geo: _Geometry, cam: int, cues: list[tuple[int, str, int]], twins: list[int]) -> int | None:
@@ -451,22 +481,17 @@ def _naive(geo: _Geometry, cam: int, cues: list[tuple[int, str, int]], twins: li
 
 def _premise_cues(
     geo: _Geometry, views: list[int], r: int, twins: list[int], rng: np.random.Generator
-) -> list[tuple[int, str, int]] | None:
-    """(camera, cue, twin): with two twins the cue picks ``r``; with three each cue rules out one of the others."""
+) -> list[tuple[int, list[str], int]] | None:
+    """(camera, the cues it can state, twin): with two twins the cues pick ``r``; with three each premise camera's
+    cues rule out one of the others (which camera rules out which twin is drawn among those that can)."""
     if len(twins) == 2:
-        p = views[0]
-        ok = [c for c in CUES if geo.winner(p, c, twins) == r]
-        return [(p, ok[int(rng.integers(len(ok)))], r)] if ok else None
+        ok = [c for c in CUES if geo.winner(views[0], c, twins) == r]
+        return [(views[0], ok, r)] if ok else None
     others = [t for t in twins if t != r]
     for pair in _shuffled([others, others[::-1]], rng):
-        cues = []
-        for p, e in zip(views, pair, strict=True):
-            ok = [c for c in CUES if geo.winner(p, c, twins) == e]
-            if not ok:
-                break
-            cues.append((p, ok[int(rng.integers(len(ok)))], e))
-        else:
-            return cues
+        found = [(p, [c for c in CUES if geo.winner(p, c, twins) == e], e) for p, e in zip(views, pair, strict=True)]
+        if all(ok for _, ok, _ in found):
+            return found
     return None
 
 
