@@ -25,11 +25,11 @@ from mirforge.render.view import ZFAR, ZNEAR
 def scene_arrays(scene: Scene3D, camera: Camera, size: int) -> dict[str, np.ndarray]:
     """Everything a renderer needs to draw ``scene`` from ``camera`` at ``size`` x ``size`` pixels."""
     arrays: dict[str, np.ndarray] = {}
-    objects = []  # one entry per drawn mesh: a primitive, or one part of a catalogue object
+    objects = []  # one entry per drawn mesh: a primitive, or one part of a catalogue object (named as its object)
     for obj in scene.objects:
         model = obj.pose()
         normal_matrix = np.linalg.inv(model[:3, :3]).T
-        for part, (key, level, color, surface) in enumerate(draw_parts(obj)):
+        for key, level, color, surface in draw_parts(obj):
             positions, normals = triangle_soup(key, level)
             world = positions @ model[:3, :3].T + model[:3, 3]
             world_normals = normals @ normal_matrix.T
@@ -39,7 +39,6 @@ def scene_arrays(scene: Scene3D, camera: Camera, size: int) -> dict[str, np.ndar
             objects.append(
                 {
                     "name": obj.name,
-                    "part": part,
                     "smooth": smooth(key),
                     "color": [float(c) for c in srgb_to_linear(color)],
                     "metallic": surface.metallic,

@@ -14,7 +14,7 @@ three small maps shared by every camera:
 
 Then per camera one pass writes colour, object ids and depth: a Principled-like BSDF (Lambert diffuse, GGX specular
 from the sun, a split-sum reflection of the sky above the horizon and the lit floor below; rubber, plastic, metal),
-a hemisphere of sky and floor bounce for ambient light, the floor's texture (two trilinear taps along the pixel
+a hemisphere of sky and floor bounce for ambient light, the floor's texture (three trilinear taps along the pixel
 footprint: anisotropic filtering) and maps. Silhouettes (and the horizon) are then anti-aliased along the exact ids
 (:func:`smooth_edges`); ``samples=4`` multisamples the colour instead, with ids and depth from a separate aliased
 pass. Either way ids never blend: masks, boxes and depths are those of an aliased render.
@@ -35,6 +35,7 @@ from mirforge.errors import MirforgeError
 from mirforge.render.look import FLOOR_Z, Backdrop, Light
 from mirforge.render.meshes import MeshKey, draw_parts, triangle_soup
 from mirforge.render.scene3d import SHAPES, Camera, Object3D, Scene3D
+from mirforge.render.textures import SIZE as TEXTURE_SIZE
 from mirforge.render.textures import floor_texture, mean_albedo, srgb_to_linear
 from mirforge.render.view import ZFAR, ZNEAR, View, projection_matrix
 
@@ -43,7 +44,7 @@ SHADOW_SIZE = 1024
 SUN_MAP_SIZE = 512  # bilinear over texels of ~1/60 of a unit: about the penumbra of a 2-degree sun
 AO_SIZE = 256
 AO_FLOOR = 0.004  # occluders that darken the floor by less than this nowhere get no decal
-TEXTURE_TAPS = 2  # along the footprint's long axis (anisotropic filtering); 1: plain trilinear
+TEXTURE_TAPS = 3  # along the footprint's long axis (anisotropic filtering); 1: plain trilinear
 TEXTURE_LOD_BIAS = -0.25
 FLOOR_ALPHA = 0.81  # GGX alpha of the floor (roughness 0.9, as in the Cycles reference)
 AO_STRENGTH = 0.7  # of the analytic floor occlusion (objects are not solid columns)
@@ -114,6 +115,13 @@ OBJECT_FRAGMENT = (
     COMMON
     + """
 uniform sampler2DShadow shadow_map;
+uniform sampler2D floor_tex;  // what glossy objects see of the floor below the horizon
+uniform bool floor_textured;
+uniform vec3 floor_albedo;
+uniform mat3x2 uv_matrix;
+uniform float texels_per_unit;
+uniform sampler2D sun_map;
+uniform vec4 sun_rect;
 uniform bool shadowed;        // false when no object can shadow another: the map was not drawn
 uniform mat4 light_matrix;    // world -> shadow map [0, 1]^3
 uniform float shadow_texel;
@@ -131,6 +139,20 @@ vec2 env_brdf(float roughness, float nv) {
     vec4 r = roughness * vec4(-1.0, -0.0275, -0.572, 0.022) + vec4(1.0, 0.0425, 1.04, -0.04);
     float a004 = min(r.x * r.x, exp2(-9.28 * nv)) * r.x + r.y;
     return vec2(-1.04, 1.04) * a004 + r.zw;
+}
+
+// the radiance of the floor where a reflected ray lands (its texture and shadows; the sky's and sun's light),
+// blurred by the lobe's width (alpha) over the distance travelled
+vec3 floor_seen(vec3 p, vec3 r, float alpha) {
+    float t = (FLOOR_Z - p.z) / min(r.z, -1e-3);
+    vec2 xy = p.xy + t * r.xy;
+    vec3 albedo = floor_albedo;
+    if (floor_textured) {
+        float lod = log2(max(1.0, t * (alpha + 0.02) * texels_per_unit));
+        albedo = textureLod(floor_tex, uv_matrix * vec3(xy, 1.0), lod).rgb;
+    }
+    float shadow = texture(sun_map, (xy - sun_rect.xy) * sun_rect.zw).r;
+    return albedo * (sun * (max(-light_dir.z, 0.0) * shadow / PI) + sky);
 }
 
 void main() {
@@ -163,7 +185,8 @@ void main() {
     float w = 0.08 + 0.6 * a;
     vec2 ab = env_brdf(roughness, nv);
     vec3 spec_env = f0 * ab.x + ab.y;
-    specular += mix(bounce, sky, smoothstep(-w, w, r.z)) * spec_env;
+    vec3 below = roughness < 0.6 && r.z < 0.0 ? floor_seen(v_world, r, a) : bounce;  // glossy: the floor itself
+    specular += mix(below, sky, smoothstep(-w, w, r.z)) * spec_env;
     vec3 diffuse = albedo * (1.0 - metallic) * (1.0 - spec_env) * (sun * (nl * shadow / PI) + ambient);
     out_color = encode(diffuse + specular);
 }
@@ -184,16 +207,20 @@ uniform vec4 ao_rect;
 
 void main() {
     out_id = 0;
-#if defined(TEXTURED) && TEXTURE_TAPS == 2
-    // two trilinear taps along the pixel footprint's long axis, each as wide as half of it: anisotropic filtering
-    // at twice the cost of one lookup (llvmpipe's own takes up to 16 taps, a hundred times slower near the horizon)
+#if defined(TEXTURED) && TEXTURE_TAPS > 1
+    // taps spread along the pixel footprint's long axis, each trilinear over its share of it: anisotropic filtering
+    // at TEXTURE_TAPS lookups (llvmpipe's own takes up to 16, a hundred times slower near the horizon)
     vec2 uv = uv_matrix * vec3(v_world.xy, 1.0);
     vec2 dx = dFdx(uv), dy = dFdy(uv);
     bool along_x = dot(dx, dx) > dot(dy, dy);
     vec2 major = along_x ? dx : dy;
-    vec2 gx = (along_x ? 0.5 : 1.0) * dx * lod_scale, gy = (along_x ? 1.0 : 0.5) * dy * lod_scale;
-    vec3 base = 0.5 * (textureGrad(floor_tex, uv - 0.25 * major, gx, gy).rgb
-                     + textureGrad(floor_tex, uv + 0.25 * major, gx, gy).rgb);
+    const float share = 1.0 / float(TEXTURE_TAPS);
+    vec2 gx = (along_x ? share : 1.0) * dx * lod_scale, gy = (along_x ? 1.0 : share) * dy * lod_scale;
+    vec3 base = vec3(0.0);
+    for (int k = 0; k < TEXTURE_TAPS; ++k) {
+        base += textureGrad(floor_tex, uv + ((float(k) + 0.5) * share - 0.5) * major, gx, gy).rgb;
+    }
+    base *= share;
 #elif defined(TEXTURED)
     vec3 base = texture(floor_tex, uv_matrix * vec3(v_world.xy, 1.0), log2(lod_scale)).rgb;
 #else
@@ -462,9 +489,14 @@ class ModernglRenderer:
         self.shadow_map.use(0)
         self.sun_map.use(2)
         self.ao_map.use(3)
-        if backdrop.textured and floor:
+        textured = backdrop.textured and floor
+        _set(self.programs["object"], "floor_textured", textured)
+        if textured:
             self._floor_texture(backdrop).use(1)
-            _write(self.programs["floor_tex"], "uv_matrix", backdrop.uv_matrix().T.astype("f4").tobytes())
+            uv = backdrop.uv_matrix()
+            for name in ("object", "floor_tex"):
+                _write(self.programs[name], "uv_matrix", uv.T.astype("f4").tobytes())
+            _set(self.programs["object"], "texels_per_unit", float(np.linalg.norm(uv[0, :2])) * TEXTURE_SIZE)
 
     def _shadow_map(self, objects: tuple[Object3D, ...], light: Light, n_vertices: int) -> np.ndarray:
         import moderngl
