@@ -5,13 +5,13 @@ in one of several styles (flat, painted, pixel art, poster), is drawn at ``448 x
 ``grid x grid`` set of 448-pixel tiles, so tiles are shown at full resolution. Motifs repeat across the picture, so no
 cell is told apart by one landmark of its own. The level's grid is used by every question of the level. Questions:
 
-- ``where`` (level 1): Image 1 is the picture with its grid drawn, Image 2 one tile; which cell is it from?
 - ``arrangement`` (level 1, a 2 x 2 cut): four shuffled tiles; which arrangement restores the picture? The options
   are a coset of a group of moves that each displace all four tiles (see :func:`_coset_distractors`), so none
   is the centre of the others.
-- ``where2`` (level 2): Image 1 the picture, Images 2 and 3 two tiles; the options pair one of two cells for the
-  first tile with one of two for the second (every combination), each tile's other cell the one most like its own,
-  so each tile decides one half of the answer and both are needed.
+- ``where2`` (levels 1, 2): Image 1 the picture with its grid drawn, Images 2 and 3 two tiles from two rows; the
+  options pair one of two cells for the first tile with one of two for the second (every combination), each tile's
+  other cell the one of its row most like its own, so each tile decides one half of the answer, both are needed,
+  and a tile's look alone (sky above, ground below) cannot tell its two cells apart.
 - ``missing`` (levels 2, 3): Image 1 the picture with one cell blanked out; Images 2 to 5 candidate tiles (option
   images). Distractors are other cells' tiles (level 2) or crops half a cell off the grid, laid out as a 2 x 2 block
   of half-cell steps with the true tile at a random corner (level 3, an inner hole so that every corner fits), so
@@ -52,7 +52,7 @@ COLS = {2: ("left", "right"), 3: ("left", "centre", "right"), 4: ("far left", "l
 HOLE = (128, 128, 128)
 HOLE_EDGE = (40, 40, 40)
 PLAIN_STD = 6.0  # below this colour spread (per channel) a tile shows nothing to place it by
-LEVEL_KINDS = (("where", "arrangement"), ("where2", "missing"), ("missing", "neighbour"))
+LEVEL_KINDS = (("where2", "arrangement"), ("where2", "missing"), ("missing", "neighbour"))
 SIDES = {"right": (0, 1), "left": (0, -1), "below": (1, 0), "above": (-1, 0)}
 SIDE_WORDS = {
     "right": "directly to the right of",
@@ -142,28 +142,8 @@ class ImagePuzzle(Task):
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
         g = scene.grid
-        cells = [(r, c) for r in range(g) for c in range(g)]
         pic = _picture(scene.family, scene.style, scene.seed, g) if scene.kind != "arrangement" else None
-        if scene.kind == "where":
-            assert pic is not None
-            busy = [x for x in cells if not _plain(_tile(pic.img, x))]
-            if not busy:
-                raise Reject("every tile of the picture is plain")
-            cell = busy[int(rng.integers(len(busy)))]
-            small = _small_picture(pic.img)
-            tile = _tile(pic.img, cell)
-            others = [x for x in cells if x != cell and _separable(small, tile, cell, x, g, self.config)]
-            if len(others) < 3:
-                raise Reject("too few cells look clearly unlike the tile")
-            picked = [others[int(i)] for i in rng.permutation(len(others))[:3]]
-            keys: list[Any] = place(cell, picked, slot)
-            options = [f"The {_cell_name(c, g)} cell" for c in keys]
-            text = (
-                f"<image> shows a picture divided into a {g} x {g} grid. <image> is one tile cut out of it along the "
-                "grid lines. Which cell of the picture does the tile come from?"
-            )
-            facts: dict[str, Any] = {"kind": "where", "grid": g, "cell": list(cell), "keys": [list(c) for c in keys]}
-        elif pic is not None and scene.kind == "where2":
+        if pic is not None and scene.kind == "where2":
             facts, options = self._ask_where2(scene, pic, rng, slot)
             text = (
                 f"<image> shows a picture divided into a {g} x {g} grid. <image> and <image> are two tiles cut out of "
@@ -201,27 +181,31 @@ class ImagePuzzle(Task):
     def _ask_where2(
         self, scene: Scene, pic: Picture, rng: np.random.Generator, slot: int
     ) -> tuple[dict[str, Any], list[str]]:
-        """Two tiles; each gets its own cell and the most alike other cell that is still clearly different."""
+        """Two tiles from two rows; each gets its own cell and the most alike other cell of its row that is still
+        clearly different. Both of a tile's cells are in one row, so its look (sky above, ground below) cannot
+        tell them apart: only matching it against the picture can."""
         g = scene.grid
         small = _small_picture(pic.img)
-        cells = [(r, c) for r in range(g) for c in range(g)]
-        order = [cells[int(i)] for i in rng.permutation(len(cells))]
-        busy = [x for x in order if not _plain(_tile(pic.img, x))]
-        if len(busy) < 2:
-            raise Reject("too few tiles of the picture show anything")
-        a, b = busy[0], busy[1]
-        pairs = []
-        taken = {a, b}
-        for cell in (a, b):
+        picked: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        for r in (int(i) for i in rng.permutation(g)):
+            row = [(r, int(c)) for c in rng.permutation(g)]
+            busy = [x for x in row if not _plain(_tile(pic.img, x))]
+            if not busy:
+                continue
+            cell = busy[0]
             tile = _tile(pic.img, cell)
             near = sorted(
-                (x for x in cells if x not in taken and _separable(small, tile, cell, x, g, self.config)),
+                (x for x in row if x != cell and _separable(small, tile, cell, x, g, self.config)),
                 key=lambda x: _match_cost(small, _cell_box(x, g), tile),
             )
-            if not near:
-                raise Reject("no other cell is both like the tile and clearly different")
-            taken.add(near[0])
-            pairs.append(tuple(sorted((cell, near[0]))))  # reading order, so the facts hold no hint either
+            if near:
+                picked.append((cell, near[0]))
+            if len(picked) == 2:
+                break
+        if len(picked) < 2:
+            raise Reject("too few rows hold a tile that is both like another cell of its row and clearly different")
+        (a, a2), (b, b2) = picked
+        pairs = [tuple(sorted((a, a2))), tuple(sorted((b, b2)))]  # reading order, so the facts hold no hint either
         # the four combinations, the true one at slot; the others in random order
         combos = [(x, y) for x in pairs[0] for y in pairs[1] if (x, y) != (a, b)]
         keys = place((a, b), [combos[int(i)] for i in rng.permutation(3)], slot)
@@ -318,22 +302,17 @@ class ImagePuzzle(Task):
         small = _small_picture(pic.img)
         full = [0, 0, TILE, TILE]
         measured: dict[str, Any] = {}
-        if kind in ("where", "where2"):
-            tiles_at = [tuple(f["cell"])] if kind == "where" else [tuple(c) for c in f["cells"]]
+        if kind == "where2":
+            tiles_at = [tuple(c) for c in f["cells"]]
             tiles = [_tile(pic.img, c) for c in tiles_at]
             images = [_gridded(small, g), *tiles]
             regions = [Region(0, "picture", full)] + [Region(1 + i, "tile", full) for i in range(len(tiles))]
-            if kind == "where":
-                keys = [tuple(k) for k in f["keys"]]
-                measured["costs"] = [round(_match_cost(small, _cell_box(c, g), tiles[0]), 2) for c in keys]
-                regions += [Region(0, f"{_cell_name(c, g)} cell", _cell_box(c, g)) for c in keys]
-            else:
-                measured["pair_costs"] = [
-                    [round(_match_cost(small, _cell_box(tuple(c), g), tiles[t]), 2) for c in f["pairs"][t]]
-                    for t in range(2)
-                ]
-                named = sorted(tuple(c) for pair in f["pairs"] for c in pair)  # reading order: no hint of the answer
-                regions += [Region(0, f"{_cell_name(c, g)} cell", _cell_box(c, g)) for c in named]
+            measured["pair_costs"] = [
+                [round(_match_cost(small, _cell_box(tuple(c), g), tiles[t]), 2) for c in f["pairs"][t]]
+                for t in range(2)
+            ]
+            named = sorted(tuple(c) for pair in f["pairs"] for c in pair)  # reading order: no hint of the answer
+            regions += [Region(0, f"{_cell_name(c, g)} cell", _cell_box(c, g)) for c in named]
         elif kind == "missing":
             hole = _cell_box(tuple(f["cell"]), g)
             holed = _holed(small, hole)
@@ -385,7 +364,7 @@ class ImagePuzzle(Task):
         every = set(range(len(question.options)))
         if not hidden:
             return {self.verify(question, rendered)}
-        if f["kind"] in ("where", "missing", "neighbour"):
+        if f["kind"] in ("missing", "neighbour"):
             return every  # the one evidence image, or the one tile compared, is hidden
         if f["kind"] == "where2":
             if 0 in hidden:
@@ -432,16 +411,10 @@ class ImagePuzzle(Task):
 
         out["whole"] = whole
         m = rendered.measured
-        if f["kind"] in ("where", "where2"):
-            at = [tuple(f["cell"])] if f["kind"] == "where" else [tuple(c) for c in f["cells"]]
+        if f["kind"] == "where2":
+            at = [tuple(c) for c in f["cells"]]
             out["tiles"] = [{"image": 2 + i, "shows": tile_words(c)} for i, c in enumerate(at)]
-        if f["kind"] == "where":
-            out["opts"] = [
-                {"letter": letters[i], "cell": _cell_name(tuple(k), g), "cost": m["costs"][i]}
-                for i, k in enumerate(f["keys"])
-            ]
-            out["best"] = out["opts"][question.answer]
-        elif f["kind"] == "where2":
+        if f["kind"] == "where2":
             out["pairs"] = [
                 {
                     "image": 2 + t,

@@ -57,7 +57,7 @@ from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, 
 MAX_COVERED = 0.45  # objects the text relies on: at most this share of their projected box behind nearer objects
 FORMS = ("named", "premise")
 TAGS = ("X", "Y", "Z")  # what the question calls the references of two or more premise photos
-PLAN_TRIES = 12  # draws of photo roles per scene
+PLAN_TRIES = 40  # draws of photo roles per scene
 DISTRACTOR_SETS = 40  # distractor sets tried per answer
 PAIR_SHARE = 0.3  # scenes with two objects of one kind in two colours ("the red mug", "the blue mug")
 
@@ -72,7 +72,7 @@ class DepthRelationshipConfig(TaskConfig):
     premises_per_level: tuple[int, ...] = per_level(1, 1, 2)  # premise form: photos that each define a reference
     depth_margin: tuple[float, ...] = per_level(0.45, 0.35, 0.3)  # world units (the surface is about 5 across)
     min_visible_px: int = 150
-    max_tries: int = 60
+    max_tries: int = 80  # a rejected draw costs geometry only (no rendering): about 0.15 s
 
     def validate(self) -> None:
         super().validate()
