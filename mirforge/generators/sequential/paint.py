@@ -53,16 +53,18 @@ def shade(rgb: Sequence[float], f: float) -> RGB:
     return mix(rgb, (255, 255, 255), min(1.0, f - 1))
 
 
-def poly(img: np.ndarray, pts: Sequence[tuple[float, float]], rgb: Sequence[float]) -> None:
-    arr = np.array([_pt(x, y) for x, y in pts], np.int32)
-    cv2.fillPoly(img, [arr], _col(rgb), cv2.LINE_AA, shift=SHIFT)
+def _pts(pts: Sequence[tuple[float, float]] | np.ndarray) -> np.ndarray:
+    return np.round(np.asarray(pts, np.float64) * ONE).astype(np.int32)
+
+
+def poly(img: np.ndarray, pts: Sequence[tuple[float, float]] | np.ndarray, rgb: Sequence[float]) -> None:
+    cv2.fillPoly(img, [_pts(pts)], _col(rgb), cv2.LINE_AA, shift=SHIFT)
 
 
 def polyline(
     img: np.ndarray, pts: Sequence[tuple[float, float]], rgb: Sequence[float], width: int, closed: bool = False
 ) -> None:
-    arr = np.array([_pt(x, y) for x, y in pts], np.int32)
-    cv2.polylines(img, [arr], closed, _col(rgb), max(1, int(width)), cv2.LINE_AA, shift=SHIFT)
+    cv2.polylines(img, [_pts(pts)], closed, _col(rgb), max(1, int(width)), cv2.LINE_AA, shift=SHIFT)
 
 
 def line(img: np.ndarray, p0: tuple[float, float], p1: tuple[float, float], rgb: Sequence[float], width: int) -> None:
@@ -91,11 +93,17 @@ def rounded_rect(img: np.ndarray, box: Sequence[float], r: float, rgb: Sequence[
     """A filled rectangle ``[x0, y0, x1, y1]`` with corners of radius ``r``."""
     x0, y0, x1, y1 = box
     r = max(0.0, min(r, (x1 - x0) / 2, (y1 - y0) / 2))
-    pts: list[tuple[float, float]] = []
-    for cx, cy, a0 in ((x1 - r, y0 + r, -90), (x1 - r, y1 - r, 0), (x0 + r, y1 - r, 90), (x0 + r, y0 + r, 180)):
-        for a in np.linspace(a0, a0 + 90, 7):
-            pts.append((cx + r * np.cos(np.radians(a)), cy + r * np.sin(np.radians(a))))
-    poly(img, pts, rgb)
+    centres = np.array([(x1 - r, y0 + r), (x1 - r, y1 - r), (x0 + r, y1 - r), (x0 + r, y0 + r)], np.float64)
+    poly(img, (centres[:, None, :] + r * _CORNER).reshape(-1, 2), rgb)
+
+
+# unit offsets of the four rounded corners (top right, bottom right, bottom left, top left), 7 points each
+_CORNER = np.stack(
+    [
+        np.stack([np.cos(np.radians(a)), np.sin(np.radians(a))], axis=1)
+        for a in (np.linspace(a0, a0 + 90, 7) for a0 in (-90, 0, 90, 180))
+    ]
+)
 
 
 def gradient(h: int, w: int, top: Sequence[float], bottom: Sequence[float]) -> np.ndarray:

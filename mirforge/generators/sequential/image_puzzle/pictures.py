@@ -22,6 +22,7 @@ import numpy as np
 from mirforge.generators.sequential import paint
 
 STYLES = ("flat", "painted", "pixel", "poster")
+POSTER = (np.round(np.arange(256) / 255 * 4) * (255 / 4)).astype(np.uint8)  # five levels per channel
 STYLE_WORDS = {"flat": "flat-colour", "painted": "painted", "pixel": "pixel-art", "poster": "poster-style"}
 
 
@@ -508,8 +509,7 @@ def stylise(img: np.ndarray, style: str, rng: np.random.Generator) -> np.ndarray
         small = cv2.resize(img, (s // block, s // block), interpolation=cv2.INTER_AREA)
         return cv2.resize(small, (s, s), interpolation=cv2.INTER_NEAREST)
     if style == "poster":
-        levels = 5
-        q = (np.round(img.astype(np.float32) / 255 * (levels - 1)) * (255 / (levels - 1))).astype(np.uint8)
+        q = cv2.LUT(img, POSTER)
         edges = cv2.Canny(cv2.cvtColor(q, cv2.COLOR_RGB2GRAY), 40, 120)
         edges = cv2.dilate(edges, np.ones((3, 3), np.uint8)) > 0
         q[edges] = (q[edges] * 0.3).astype(np.uint8)

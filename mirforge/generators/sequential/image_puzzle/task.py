@@ -515,7 +515,7 @@ def _words(items: list[str], most: int) -> str:
 
 def _plain(tile: np.ndarray) -> bool:
     """A tile with nothing to go by: every colour channel nearly constant (a patch of clear sky, a bare background)."""
-    return float(tile.reshape(-1, 3).std(axis=0).max()) < PLAIN_STD
+    return float(cv2.meanStdDev(tile)[1].max()) < PLAIN_STD
 
 
 def _clear(best: float, other: float, config: ImagePuzzleConfig) -> bool:

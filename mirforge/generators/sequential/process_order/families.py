@@ -770,7 +770,10 @@ class Fence(Family):
         if t >= 1:
             return f"a picket fence painted {paint_name} from end to end, the paint tin at its far end"
         side = "right" if look.leftwards else "left"
-        return f"a picket fence painted {paint_name} from the {side} end up to a brush at work, the rest bare wood"
+        share = "a few of its pickets" if t < 0.3 else ("about half of it" if t < 0.7 else "most of it")
+        return (
+            f"a picket fence with {share} painted {paint_name} from the {side} end, a brush at work on the next picket"
+        )
 
     def amount(self, value: float, look: FenceLook) -> str:
         return f"about {round(value)}% painted"
@@ -977,7 +980,8 @@ class House(Family):
         if t <= 0:
             return "a bare concrete foundation on a building site, bricks stacked beside it"
         if t < self.WALLS_DONE:
-            return f"{look.walls} walls rising on the foundation, a scaffold beside them"
+            how = "a few courses high" if t < self.WALLS_DONE / 2 else "more than half their full height"
+            return f"{look.walls} walls {how} on the foundation, a scaffold beside them"
         if t < 1:
             return f"{look.walls} walls at full height with a {look.roof} roof being tiled from the eaves up"
         return f"a finished {look.walls} house with a {look.roof} roof, glazed windows and a door"
@@ -1276,7 +1280,7 @@ class Laundry(Family):
     cue = "share of the washing still wet (darker)"
     unit = "%"
     rising = False
-    why = "hung washing only dries: the dark wet part shrinks down to the hems and the dripping stops"
+    why = "hung washing only dries, its dark wet part shrinking down to the hems until the dripping stops"
 
     def look(self, rng: np.random.Generator) -> LaundryLook:
         n = int(rng.integers(3, 5))
@@ -1407,7 +1411,8 @@ class Laundry(Family):
             return f"{n} soaking-wet pieces of washing on a line, dark all over and dripping onto the grass"
         if t >= 1:
             return f"{n} pieces of washing hanging dry on the line, light all over, with no drips"
-        return f"{n} pieces of washing on a line, dry and light at the top, still dark and dripping lower down"
+        wet = "most of their length" if t < 1 / 3 else ("their lower half" if t < 2 / 3 else "only their hems")
+        return f"{n} pieces of washing on a line, light where dry and still dark and dripping over {wet}"
 
     def amount(self, value: float, look: LaundryLook) -> str:
         return f"about {round(value)}% still wet"
