@@ -16,6 +16,7 @@ import numpy as np
 
 from mirforge.errors import Reject
 from mirforge.generators.common import distinct_colors, object_name, random_shapes
+from mirforge.render.look import Look, draw_look
 from mirforge.render.scene3d import PALETTE, Camera, Object3D, orbit_camera
 
 SCENE_RADIUS = 1.8  # objects stand inside this disc
@@ -236,13 +237,13 @@ FAMILY_KINDS: dict[str, tuple[str, ...]] = {
         "football",
     ),
 }
-# what the objects stand on: a wooden table, a room's floor, a play mat, paving, a plain table
-GROUNDS: dict[str, tuple[int, int, int]] = {
-    "tabletop": (140, 98, 64),
-    "room": (168, 156, 140),
-    "toys": (92, 130, 168),
-    "yard": (132, 134, 130),
-    "shapes": (165, 152, 132),
+# what the objects stand on (mirforge.render.look floors, all reaching the horizon): one is drawn per scene
+FAMILY_FLOORS: dict[str, tuple[str, ...]] = {
+    "tabletop": ("wood",),
+    "room": ("wood", "carpet", "tiles"),
+    "toys": ("carpet", "tiles"),
+    "yard": ("concrete",),
+    "shapes": ("studio",),
 }
 PLACES = {  # where the objects stand, as the text says it
     "tabletop": "on a table",
@@ -263,6 +264,12 @@ BLOCK_MIN_SPREAD = 1.25  # a block's sides differ by at least 25%, so that it is
 def everyday_radius(n_objects: int) -> float:
     """The disc that ``n_objects`` everyday objects stand on (wider footprints than the plain primitives)."""
     return table_radius(n_objects) + 0.3
+
+
+def family_look(rng: np.random.Generator, family: str) -> Look:
+    """A floor of the family's kinds and a light rig, drawn from a child of ``rng`` (the scene's own draws stay
+    the same)."""
+    return draw_look(rng, FAMILY_FLOORS[family])
 
 
 def check_families(families: tuple[str, ...], family: str) -> None:

@@ -35,7 +35,6 @@ from mirforge.errors import Reject
 from mirforge.generators.spatial.multiview import (
     CAMERA_DISTANCE,
     FAMILIES,
-    GROUNDS,
     PLACES,
     all_in_frame,
     arrange,
@@ -46,11 +45,12 @@ from mirforge.generators.spatial.multiview import (
     depth_sign,
     everyday_objects,
     everyday_radius,
+    family_look,
     left_to_right,
     measure_view,
     sign,
 )
-from mirforge.render.look import Backdrop, Look
+from mirforge.render.look import Look
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
 from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
@@ -117,6 +117,7 @@ class Scene:
     cameras: tuple[Camera, ...]
     margin: float
     premises: int  # premise form: photos that each define a reference
+    look: Look  # the floor and the light
 
 
 class DepthRelationship(Task):
@@ -154,9 +155,8 @@ class DepthRelationship(Task):
             raise Reject("an object leaves the frame")
         order = [int(i) for i in rng.permutation(len(cameras))]  # image numbers say nothing of the ring
         cameras = tuple(cameras[i] for i in order)
-        return Scene(
-            family, form, objects, cameras, float(k["depth_margin"]), k["premises"] if form == "premise" else 0
-        )
+        premises = k["premises"] if form == "premise" else 0
+        return Scene(family, form, objects, cameras, float(k["depth_margin"]), premises, family_look(rng, family))
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int, variant: int | None = None) -> Question:
         size = self.image_size
@@ -208,7 +208,7 @@ class DepthRelationship(Task):
         from mirforge.render.gl import renderer
 
         cameras = list(scene.cameras)
-        world = Scene3D(scene.objects, look=Look(Backdrop(color=GROUNDS[scene.family])))
+        world = Scene3D(scene.objects, look=scene.look)
         views = renderer(self.image_size).views(world, cameras)
         names = question.facts["names"]
         per_view = [measure_view(v, names, self.config.min_visible_px) for v in views]

@@ -38,7 +38,6 @@ from mirforge.errors import Reject
 from mirforge.generators.spatial.multiview import (
     CAMERA_DISTANCE,
     FAMILIES,
-    GROUNDS,
     PLACES,
     all_in_frame,
     arrange,
@@ -49,12 +48,13 @@ from mirforge.generators.spatial.multiview import (
     depth_sign,
     everyday_objects,
     everyday_radius,
+    family_look,
     lateral_sign,
     left_to_right,
     measure_view,
     sign,
 )
-from mirforge.render.look import Backdrop, Look
+from mirforge.render.look import Look
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
 from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
 
@@ -119,6 +119,7 @@ class Scene:
     cameras: tuple[Camera, ...]  # in no particular order; ask() numbers them
     margin_px: float
     margin_depth: float
+    look: Look  # the floor and the light
 
 
 class LocationRelationship(Task):
@@ -161,7 +162,7 @@ class LocationRelationship(Task):
         if not all_in_frame(objects, cameras, self.image_size):
             raise Reject("an object leaves the frame")
         margins = float(k["lateral_margin_px"]), float(k["depth_margin"])
-        return Scene(family, kind, objects, m, k["asked_views"], cameras, *margins)
+        return Scene(family, kind, objects, m, k["asked_views"], cameras, *margins, family_look(rng, family))
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int, variant: int | None = None) -> Question:
         geo = _geometry(scene, self.image_size)
@@ -228,7 +229,7 @@ class LocationRelationship(Task):
         from mirforge.render.gl import renderer
 
         cameras = [scene.cameras[c] for c in question.facts["order"]]
-        world = Scene3D(scene.objects, look=Look(Backdrop(color=GROUNDS[scene.family])))
+        world = Scene3D(scene.objects, look=scene.look)
         views = renderer(self.image_size).views(world, cameras)
         labels = question.facts["labels"]
         per_view = [measure_view(v, labels, self.config.min_visible_px) for v in views]
