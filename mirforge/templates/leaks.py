@@ -7,9 +7,9 @@ model to guess first and justify afterwards. Two leaks are looked for:
   before the conclusion;
 - the answer's option text in the summary, a caption or text2img, where it singles the answer out: the text is
   there while some other option's text is not (a caption that lists every object, the answer among them, names
-  no answer). Only option texts specific enough to tell apart are tested: at least four characters with a word in
-  them, and not a bare measurement ("16 cm", "about 31 TWh"), which may stand in a step as a reading of something
-  else.
+  no answer). Only option texts specific enough to tell apart are tested: an object's name, or at least four
+  characters with a word in them that are not a bare measurement ("16 cm", "about 31 TWh"), which may stand in a
+  step as a reading of something else. A text with no other testable option to compare it with is not tested.
 """
 
 from __future__ import annotations
@@ -53,11 +53,14 @@ def is_claim(option: str, regions: Iterable[Mapping[str, Any]]) -> bool:
     return name not in {str(r.get("name", "")).lower() for r in regions}
 
 
-def phrase_re(option: str) -> re.Pattern[str]:
+def phrase_re(option: str, regions: Iterable[Mapping[str, Any]] = ()) -> re.Pattern[str]:
+    """Where a step states ``option``: its words in order; an object's name only after a determiner ("the can",
+    not "can be compared")."""
     words = [re.escape(w) for w in option.strip().rstrip(".").split()]
     if re.match(r"(?i)(the|a|an)$", option.split()[0]) and len(words) > 1:
         words = words[1:]  # "The orange cube" is stated by "the orange cube" and "an orange cube" alike
-    return re.compile(r"(?<![\w-])" + r"\s+".join(words) + r"(?![\w-]|\.\d)", re.IGNORECASE)
+    start = r"(?<![\w-])" if is_claim(option, regions) else r"\b(?:the|a|an|this|that|each)\s+"
+    return re.compile(start + r"\s+".join(words) + r"(?![\w-]|\.\d)", re.IGNORECASE)
 
 
 def answer_leaks(record: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -73,15 +76,20 @@ def answer_leaks(record: Mapping[str, Any]) -> list[tuple[str, str]]:
             if m := pattern.search(text):
                 hits.append((label, f"names the answer letter: {snippet(text, m)}"))
                 break
-    if not specific(options[answer]):
+    regions = record.get("regions") or ()
+
+    def telling(option: str) -> bool:  # an object's name tells, however short ("mug")
+        return specific(option) or not is_claim(option, regions)
+
+    if not telling(options[answer]):
         return hits
-    own = phrase_re(options[answer])
-    others = [phrase_re(text) for letter, text in options.items() if letter != answer and specific(text)]
-    steps = NO_TEXT_LEAK if is_claim(options[answer], record.get("regions") or ()) else NAMING_STEPS
+    own = phrase_re(options[answer], regions)
+    others = [phrase_re(text, regions) for letter, text in options.items() if letter != answer and telling(text)]
+    steps = NO_TEXT_LEAK if is_claim(options[answer], regions) else NAMING_STEPS
     for label, text in texts.items():
         if label.split()[0] not in steps or not (m := own.search(text)):
             continue
-        if not others or not all(other.search(text) for other in others):
+        if others and not all(other.search(text) for other in others):
             hits.append((label, f"states the answer's option text: {snippet(text, m)}"))
     return hits
 
