@@ -447,7 +447,15 @@ class ImagePuzzle(Task):
         else:
             cuts = [(c // 2, c % 2) for c in range(4)]
             out["tiles"] = [{"image": k + 1, "shows": tile_words(cuts[c])} for k, c in enumerate(f["shown"])]
-            out["opts"] = [{"letter": letters[i], "text": question.options[i], "cost": m["costs"][i]} for i in range(4)]
+            out["opts"] = [
+                {
+                    "letter": letters[i],
+                    "text": question.options[i],
+                    "words": "Image {} and Image {} on top, Image {} and Image {} below".format(*f["keys"][i]),
+                    "cost": m["costs"][i],
+                }
+                for i in range(4)
+            ]
             out["best"] = out["opts"][question.answer]
             out["others"] = [o for i, o in enumerate(out["opts"]) if i != question.answer]
         return out
