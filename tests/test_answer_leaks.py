@@ -82,9 +82,7 @@ def test_only_specific_option_texts_are_tested():
 
 
 # known leaks that a task's owner is removing; each entry names what the steps still say
-KNOWN: dict[str, str] = {
-    "image_puzzle": "img2img of the arrangement questions measures the seams of 'option A' ... 'option D'",
-}
+KNOWN: dict[str, str] = {}  # task -> why its steps still leak (an expected failure until its owner fixes it)
 PER_TASK = 9  # instances per task: levels cycle with the index, so three of each level
 
 
