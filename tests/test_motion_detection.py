@@ -18,7 +18,7 @@ from mirforge.render.video import film
 from conftest import accepted, ask_only, generate, make_task, record
 
 PIXEL_TOLERANCE = 2.0  # decoded-frame centroid offsets against those of the exact id render (or of the drawing)
-FLOOR_TOLERANCE = 0.25  # tiles: offsets over the floor against the scene's true ones
+FLOOR_TOLERANCE = (0.15, 0.08)  # offsets over the floor against the true ones: 0.15 tile + 8% of the distance
 
 
 def exact_centroids(scene) -> list[list[np.ndarray]]:
@@ -27,7 +27,7 @@ def exact_centroids(scene) -> list[list[np.ndarray]]:
     out = []
     for f in scene.indices:
         t = f / scene.fps
-        objects = tuple(th.prop.placed(t) for th in scene.things) + scene.stage.lines
+        objects = tuple(th.prop.placed(t) for th in scene.things)
         view = renderer.views(Scene3D(objects, look=scene.stage.look), [scene.stage.shot.camera(t)])[0]
         out.append([np.argwhere(view.ids == i + 1).mean(axis=0)[::-1] for i in range(len(scene.things))])
     return out
@@ -53,8 +53,9 @@ def test_offsets_measured_in_decoded_frames_match_the_true_ones(family):
                 shift = (px[k] - px[0]) - (true_px[k] - true_px[0])
                 assert np.linalg.norm(shift) <= PIXEL_TOLERANCE, (th.name, k, shift)
             true = np.array([_tiles(th, scene, k) for k in range(len(chrono))])
-            err = (pos[th.name][chrono] - pos[th.name][chrono][0]) - (true - true[0])
-            assert np.abs(err).max() <= FLOOR_TOLERANCE, (th.name, err)
+            err = np.linalg.norm((pos[th.name][chrono] - pos[th.name][chrono][0]) - (true - true[0]), axis=1)
+            distance = np.linalg.norm(true - true[0], axis=1)
+            assert (err <= FLOOR_TOLERANCE[0] + FLOOR_TOLERANCE[1] * distance).all(), (th.name, err, distance)
 
 
 def test_decoded_frames_are_the_frames_asked_for():
@@ -82,7 +83,7 @@ def test_options_give_nothing_away():
     last two frames swapped, so none is closer to the others than the rest."""
     task = make_task("motion_detection", family="flat")
     seen = Counter()
-    for i in range(240):
+    for i in range(150):
         scene, q = ask_only(task, i, seed=7)
         keys = [tuple(k) if isinstance(k, list) else k for k in q.facts["keys"]]
         seen[scene.kind] += 1

@@ -23,10 +23,11 @@ import numpy as np
 
 from mirforge.errors import Reject
 from mirforge.render import gl
-from mirforge.render.look import Backdrop, Look
+from mirforge.render.look import HORIZON, SKIES, Backdrop, LightKnobs, Look, light_rig
 from mirforge.render.objects import model, variants
 from mirforge.render.objects.place import place
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
+from mirforge.render.textures import TILES
 from mirforge.render.video import Blob, blob_from_mask
 
 RGB = tuple[int, int, int]
@@ -34,15 +35,18 @@ FOREGROUND_DIFF = 30  # a decoded pixel differing from the empty floor by more (
 NEAR_PX = 3  # foreground within this many pixels of an object's id pixels belongs to it
 MIN_FOUND = 0.7  # an object's decoded foreground must cover this share of its id pixels, or it is not clear
 MIN_PIXELS = 200  # an object smaller than this in a frame is too small to name and place
+BOX_PER_PIXEL = 2.5  # an object's bounding box spans about this many pixels per pixel it covers
 EDGE_PX = 6  # objects keep this far from the frame's border
 SHARED_CONTRAST = 110  # two objects of one kind differ this much in colour (any channel), so the names tell them apart
+SUN_ELEVATION = (45.0, 70.0)  # degrees: shadows stay short, so they seldom reach another object
 MIN_CONTRAST = 60  # every part of an object differs in colour from the floor by at least this much (any channel)
 VARIANT_POOL = 4  # variants per kind in a scene
 VARIANT_SCAN = 6  # variants per kind looked at to find them (each builds its mesh once per process, ~15 ms)
-# Seen from 38-55 degrees above, an object's silhouette reaches above its real height (its top face shows), and its
-# centroid sits at about this share of the silhouette's height above the floor (fitted on the catalogue objects:
-# with it, offsets over the floor are within 0.16 tile of the truth, mean 0.03; with half the height, 0.3 / 0.05).
-CENTROID_HEIGHT = 0.35
+# Seen from 38-55 degrees above, an object's silhouette reaches above its real height (its top shows) and below its
+# base (its contact shadow), and its centroid sits at about this share of the silhouette's height above the floor
+# (fitted on the catalogue objects: offsets over the floor then come out 1.6% short on the tabletop and 0.3% long on
+# the floor, sd 3%; with half the height, 5% short).
+CENTROID_HEIGHT = 0.3
 
 
 @dataclass(frozen=True)
@@ -51,8 +55,8 @@ class Setting:
 
     name: str
     kinds: tuple[str, ...]
-    tile: float  # metres between tile lines
-    grounds: tuple[tuple[RGB, RGB], ...]  # (floor colour, tile-line colour) pairs
+    tile: float  # metres from one tile's edge to the next
+    tiles: tuple[int, ...]  # variants of the renderer's tiled floor (mirforge.render.textures.TILES) drawn from
     distance: tuple[float, float]  # camera distance from the point it looks at, metres
     elevation: tuple[float, float]  # degrees above the floor
     noun: str  # what the tiles are, as the question says it
@@ -60,8 +64,6 @@ class Setting:
     tile_word: str  # what one tile is called
     alike: tuple[tuple[str, ...], ...] = ()  # kinds too alike at this size to share a scene
     max_width: float = 3.0  # tiles: wider variants are left out
-    mat: int = 12  # tile lines reach this many tiles from the centre in each direction
-    line_width: float = 0.07  # of a tile
 
 
 SETTINGS: dict[str, Setting] = {
@@ -85,16 +87,12 @@ SETTINGS: dict[str, Setting] = {
                 "pencil cup",
             ),
             tile=0.1,
-            grounds=(
-                ((112, 96, 80), (156, 140, 120)),
-                ((92, 104, 118), (140, 150, 162)),
-                ((104, 118, 92), (150, 162, 136)),
-            ),
+            tiles=(0, 2, 3, 5),
             distance=(1.1, 1.45),
             elevation=(38.0, 55.0),
-            noun="checked tablecloth (squares 10 cm wide)",
-            surface="tablecloth",
-            tile_word="square",
+            noun="tiled tabletop (tiles 10 cm wide)",
+            surface="tabletop",
+            tile_word="tile",
             alike=(("can", "cup", "jar", "pencil cup"), ("teapot", "kettle"), ("toy car", "toy truck")),
             max_width=2.2,
         ),
@@ -115,11 +113,7 @@ SETTINGS: dict[str, Setting] = {
                 "chair",
             ),
             tile=0.3,
-            grounds=(
-                ((116, 116, 112), (160, 160, 154)),
-                ((124, 104, 84), (170, 150, 126)),
-                ((96, 104, 120), (146, 152, 166)),
-            ),
+            tiles=(0, 2, 3, 5),
             distance=(3.5, 4.3),
             elevation=(38.0, 55.0),
             noun="tiled floor (tiles 30 cm wide)",
@@ -224,11 +218,11 @@ def view_axes(cam: Camera) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pick_props(
-    rng: np.random.Generator, setting: Setting, n: int, ground: tuple[RGB, RGB], *, shared_kind: bool = False
+    rng: np.random.Generator, setting: Setting, n: int, ground: tuple[RGB, ...], *, shared_kind: bool = False
 ) -> list[tuple[str, str, int]]:
     """``n`` objects for ``setting`` as (name, kind, variant): kinds that do not look alike, or, with
     ``shared_kind``, one kind twice in two colours that the names carry ("the red mug", "the blue mug"). Every
-    object stands out from the floor and its tile lines (``ground``: their two colours)."""
+    object stands out from the floor (``ground``: its colours, tiles and grout)."""
     kinds: list[str] = []
     for i in rng.permutation(len(setting.kinds)):
         kind = setting.kinds[int(i)]
@@ -261,7 +255,7 @@ def pick_props(
 
 
 @lru_cache(maxsize=1024)
-def _pool(setting: Setting, kind: str, ground: tuple[RGB, RGB]) -> tuple[int, ...]:
+def _pool(setting: Setting, kind: str, ground: tuple[RGB, ...]) -> tuple[int, ...]:
     """The variants of ``kind`` used in ``setting`` on ``ground``: the first ``VARIANT_POOL`` of the first
     ``VARIANT_SCAN`` that are narrow enough and stand out from the floor (looked at in order, so most kinds build
     only the variants they use)."""
@@ -279,9 +273,9 @@ def _twin(kind: str, pool: tuple[int, ...]) -> bool:
     return any(_contrast(a, b) >= SHARED_CONTRAST for i, a in enumerate(colors) for b in colors[i + 1 :])
 
 
-def _stands_out(kind: str, variant: int, ground: tuple[RGB, RGB]) -> bool:
-    """Every part that makes up a sixth or more of the object's surface differs in colour from the floor and from
-    its tile lines."""
+def _stands_out(kind: str, variant: int, ground: tuple[RGB, ...]) -> bool:
+    """Every part that makes up a sixth or more of the object's surface differs in colour from every colour of the
+    floor."""
     parts = model(kind, variant).parts
     total = sum(p.mesh.area for p in parts)
     return all(_contrast(p.color, c) >= MIN_CONTRAST for p in parts if p.mesh.area >= total / 6 for c in ground)
@@ -373,6 +367,8 @@ class Layout:
             box = self.box(prop, k)
             if not in_view(box, self.size) or not all(_apart(box, b[k]) for b in self._boxes):
                 return False
+            if (box[2] - box[0]) * (box[3] - box[1]) < BOX_PER_PIXEL * MIN_PIXELS:
+                return False  # too far away to be found (and named) in the frame
             boxes.append(box)
         self.props.append(prop)
         self._boxes.append(boxes)
@@ -380,31 +376,43 @@ class Layout:
 
 
 # -- filming and measuring ----------------------------------------------------------------------------------------
-def tile_lines(setting: Setting, ground_line: RGB, center: tuple[float, float]) -> tuple[Object3D, ...]:
-    """Thin raised strips every ``tile`` metres, ``setting.mat`` tiles each way from the tile corner nearest
-    ``center``: the grid a person counts to measure distances on the floor."""
-    t, m = setting.tile, setting.mat
-    cx, cy = round(center[0] / t) * t, round(center[1] / t) * t
-    span, width = 2 * m * t, setting.line_width * t
-    lines = []
-    for k in range(-m, m + 1):
-        lines.append(Object3D(f"tile line x{k}", "box", (width, span, 0.002 * t / 0.1), ground_line, (cx + k * t, cy)))
-        lines.append(Object3D(f"tile line y{k}", "box", (span, width, 0.002 * t / 0.1), ground_line, (cx, cy + k * t)))
-    return tuple(lines)
+TILES_PER_REPEAT = 4  # tiles across one repeat of the renderer's tiled floor texture
 
 
 @dataclass(frozen=True)
 class Stage:
-    """Everything that is the same in every frame of a clip but the objects: floor colour, tile lines, camera."""
+    """Everything that is the same in every frame of a clip but the objects: the floor, the light, the camera."""
 
     setting: Setting
-    ground: RGB
-    lines: tuple[Object3D, ...]
+    look: Look
     shot: Shot
 
     @property
-    def look(self) -> Look:
-        return Look(Backdrop(color=self.ground))
+    def colors(self) -> tuple[RGB, ...]:
+        """The floor's colours (tiles and grout), which objects must stand out from."""
+        return floor_colors(self.look)
+
+
+def floor_colors(look: Look) -> tuple[RGB, ...]:
+    first, second, grout = TILES[look.backdrop.variant]
+    return tuple(c for c in (first, second, grout) if c is not None)
+
+
+def draw_look(rng: np.random.Generator, setting: Setting) -> Look:
+    """A tiled floor reaching the horizon, its tiles ``setting.tile`` wide and turned at random, under a random
+    sun high enough that shadows stay short."""
+    variant = setting.tiles[int(rng.integers(len(setting.tiles)))]
+    repeat = TILES_PER_REPEAT * setting.tile
+    floor = Backdrop(
+        "tiles",
+        variant,
+        sky=SKIES[int(rng.integers(len(SKIES)))],
+        tile=repeat,
+        rotation=round(float(rng.uniform(0, math.pi / 2)), 4),
+        offset=(round(float(rng.uniform(0, repeat)), 4), round(float(rng.uniform(0, repeat)), 4)),
+        extent=HORIZON,
+    )
+    return Look(floor, light_rig(rng, LightKnobs(elevation=SUN_ELEVATION)))
 
 
 @dataclass
@@ -436,13 +444,13 @@ def film(
     frames, id_maps = [], {}
     for f in range(n_frames):
         t = f / fps
-        scene = Scene3D(tuple(p.placed(t) for p in props) + stage.lines, look=stage.look)
+        scene = Scene3D(tuple(p.placed(t) for p in props), look=stage.look)
         view = renderer.views(scene, [stage.shot.camera(t)], seg=f in indices)[0]
         frames.append(view.rgb)
         if f in indices:
             id_maps[f] = view.ids
     decoded = shoot(frames, list(indices))
-    plate_scene = Scene3D(stage.lines, look=stage.look)
+    plate_scene = Scene3D((), look=stage.look)
     plates: dict[float, np.ndarray] = {}
     out = []
     for f, image in zip(indices, decoded, strict=True):

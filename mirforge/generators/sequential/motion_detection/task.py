@@ -299,11 +299,11 @@ class MotionDetection(Filming, Task):
         setting = SETTINGS[family]
         tile = setting.tile
         n = k["n_objects"]
-        ground, line = setting.grounds[int(rng.integers(len(setting.grounds)))]
+        look = clips3d.draw_look(rng, setting)
         shared = level != self.levels[0] and rng.random() < self.config.shared_kind_share
-        picks = clips3d.pick_props(rng, setting, n, (ground, line), shared_kind=shared)
+        picks = clips3d.pick_props(rng, setting, n, clips3d.floor_colors(look), shared_kind=shared)
         shot = clips3d.shoot_from(rng, setting, pan=k["camera_pan"], pan_speed=PAN_SPEED)
-        stage = Stage(setting, ground, clips3d.tile_lines(setting, line, shot.target[:2]), shot)
+        stage = Stage(setting, look, shot)
         right, away = clips3d.view_axes(shot.camera(0.0))
         shown = [f / fps for f in indices]
         layout = clips3d.Layout(shot, shown, [f / fps for f in range(indices[-1] + 1)], size)

@@ -234,15 +234,15 @@ class SpeedComparison(Filming, Task):
     def _floor(self, rng, family, level, speeds, clip_of, lasts, k) -> tuple[list[Runner], tuple[ClipPlan, ...], float]:
         size, fps = self.image_size, self.config.fps
         setting = SETTINGS[family]
-        ground, line = setting.grounds[int(rng.integers(len(setting.grounds)))]
+        look = clips3d.draw_look(rng, setting)
         shared = level != self.levels[0] and rng.random() < self.config.shared_kind_share
-        picks = clips3d.pick_props(rng, setting, len(speeds), (ground, line), shared_kind=shared)
+        picks = clips3d.pick_props(rng, setting, len(speeds), clips3d.floor_colors(look), shared_kind=shared)
         tile = setting.tile
         runners, plans = [], []
         for c, last in enumerate(lasts):
             shot = clips3d.shoot_from(rng, setting, pan=k["camera_pan"])
             indices = self._indices(last, k["frames_per_clip"])
-            stage = Stage(setting, ground, clips3d.tile_lines(setting, line, shot.target[:2]), shot)
+            stage = Stage(setting, look, shot)
             plans.append(ClipPlan(n_frames=last + 1, indices=indices, stage=stage))
             right, _ = clips3d.view_axes(shot.camera(0.0))
             members = sorted((i for i in range(len(speeds)) if clip_of[i] == c), key=lambda i: -speeds[i])
