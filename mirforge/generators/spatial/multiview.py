@@ -256,7 +256,7 @@ CAMERA_DISTANCE = (2.7, 3.1)  # in table radii: closer than camera_ring's defaul
 KIND_TRIES = 4  # draws of kinds (cheap) before a scene is given up
 VARIANTS_PER_KIND = 3  # each variant costs a mesh build on first use
 MAX_SIZE_RATIO = 3.0  # largest over smallest side of the objects of one scene, in their real sizes
-LARGEST_SIDE = (1.0, 1.3)  # world units: the scene is scaled so that its largest object's largest side is in here
+LARGEST_SIDE = (1.1, 1.4)  # world units: the scene is scaled so that its largest object's largest side is in here
 SHAPE_WORDS = ("cube", "block", "cylinder", "cone", "ball")
 BLOCK_MIN_SPREAD = 1.25  # a block's sides differ by at least 25%, so that it is visibly not a cube
 
