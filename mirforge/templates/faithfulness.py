@@ -341,10 +341,12 @@ INVERSION_RE = re.compile(
     re.IGNORECASE,
 )
 RELATIVE_RE = re.compile(r"^\s*(?:which|that|who)\b", re.IGNORECASE)
+# a colon inside a time ("12:25") joins its numbers rather than ending a clause
 CLAUSE_SPLIT_RE = re.compile(
-    r"[,:;]|\s(?=(?:and|but|while|whereas|so|although|though|because|since|which|then|yet|or)\b)", re.IGNORECASE
+    r"[,;]|:(?!\d)|\s(?=(?:and|but|while|whereas|so|although|though|because|since|which|then|yet|or)\b)",
+    re.IGNORECASE,
 )
-COARSE_SPLIT_RE = re.compile(r"[,:;]|\s(?=(?:but|while|whereas|so|although|though)\b)", re.IGNORECASE)
+COARSE_SPLIT_RE = re.compile(r"[,;]|:(?!\d)|\s(?=(?:but|while|whereas|so|although|though)\b)", re.IGNORECASE)
 SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+")
 BETWEEN_RE = re.compile(r"\bbetween\s+\ue000(\d+)\ue001\s+and\s+\ue000(\d+)\ue001", re.IGNORECASE)
 CHAIN_RE = re.compile(r"\ue000(\d+)\ue001(?:\s*\([^)]*\))?\s*(->|→|>)\s*(?=\ue000(\d+)\ue001)")
