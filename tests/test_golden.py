@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "46c3b74520aead83a60c0dddca17c7f67c85c81cff4f310fc23e3c01126dab51",
-    ("all", 20, 3): "470680b3252b0c6e2c265ee16f9bc4a656f7d791048f42553365e61e7690ca12",
+    ("all", 3, 3): "84e9306f01faca9e8794af3e1b3ddc70fb24212a8b12b29912b8e9f8c7435ea1",
+    ("all", 20, 3): "88f9c962a44ff75ebb6465ff00032ef72c1ad0122000d1c16ebe17258a54dd4e",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 
