@@ -14,7 +14,6 @@ from mirforge.necessity import necessity
 
 from conftest import accepted, ask_only, make_task
 
-
 LATER = {"timetable", "sale_price", "fresh_date", "speed_limit"}
 
 
