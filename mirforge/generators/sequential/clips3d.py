@@ -6,7 +6,7 @@ question's frames are pulled back out of the file. Positions come from those dec
 foreground (decoded frame against a render of the empty floor from the same camera) near its pixels in the id
 render kept beside the clip, which only says which object a blob is. Each blob's centroid is carried to the floor
 through the camera that filmed the frame (its calibration), at half the height the blob stands up from the floor,
-so offsets are in metres on the floor whatever the camera did. The floor's tile lines let a person do the same.
+so offsets are in metres on the floor whatever the camera did. The floor's tiles let a person do the same.
 """
 
 from __future__ import annotations
@@ -33,12 +33,13 @@ from mirforge.render.video import Blob, blob_from_mask
 RGB = tuple[int, int, int]
 FOREGROUND_DIFF = 30  # a decoded pixel differing from the empty floor by more (any channel) is foreground
 NEAR_PX = 3  # foreground within this many pixels of an object's id pixels belongs to it
-MIN_FOUND = 0.7  # an object's decoded foreground must cover this share of its id pixels, or it is not clear
+MIN_FOUND = 0.55  # an object's decoded foreground must cover this share of its id pixels, or it is not clear
 MIN_PIXELS = 200  # an object smaller than this in a frame is too small to name and place
 BOX_PER_PIXEL = 2.5  # an object's bounding box spans about this many pixels per pixel it covers
 EDGE_PX = 6  # objects keep this far from the frame's border
 SHARED_CONTRAST = 110  # two objects of one kind differ this much in colour (any channel), so the names tell them apart
 SUN_ELEVATION = (45.0, 70.0)  # degrees: shadows stay short, so they seldom reach another object
+SEE_THROUGH = ("glass", "liquid")  # materials that show the floor behind them, so they blend into it
 MIN_CONTRAST = 60  # every part of an object differs in colour from the floor by at least this much (any channel)
 VARIANT_POOL = 4  # variants per kind in a scene
 VARIANT_SCAN = 6  # variants per kind looked at to find them (each builds its mesh once per process, ~15 ms)
@@ -85,6 +86,8 @@ SETTINGS: dict[str, Setting] = {
                 "kettle",
                 "toy truck",
                 "pencil cup",
+                "candle",
+                "thermos",
             ),
             tile=0.1,
             tiles=(0, 2, 3, 5),
@@ -93,7 +96,12 @@ SETTINGS: dict[str, Setting] = {
             noun="tiled tabletop (tiles 10 cm wide)",
             surface="tabletop",
             tile_word="tile",
-            alike=(("can", "cup", "jar", "pencil cup"), ("teapot", "kettle"), ("toy car", "toy truck")),
+            alike=(
+                ("can", "cup", "jar", "pencil cup", "candle"),
+                ("teapot", "kettle"),
+                ("toy car", "toy truck"),
+                ("bottle", "thermos"),
+            ),
             max_width=2.2,
         ),
         Setting(
@@ -275,10 +283,14 @@ def _twin(kind: str, pool: tuple[int, ...]) -> bool:
 
 def _stands_out(kind: str, variant: int, ground: tuple[RGB, ...]) -> bool:
     """Every part that makes up a sixth or more of the object's surface differs in colour from every colour of the
-    floor."""
+    floor, and less than a third of it is see-through."""
     parts = model(kind, variant).parts
     total = sum(p.mesh.area for p in parts)
-    return all(_contrast(p.color, c) >= MIN_CONTRAST for p in parts if p.mesh.area >= total / 6 for c in ground)
+    clear = [p for p in parts if p.material in SEE_THROUGH or p.color_name == "clear"]
+    if sum(p.mesh.area for p in clear) >= total / 3:
+        return False  # it shows the floor it stands on
+    large = [p for p in parts if p.mesh.area >= total / 6 and p not in clear]
+    return all(_contrast(p.color, c) >= MIN_CONTRAST for p in large for c in ground)
 
 
 def _contrast(a: Sequence[int], b: Sequence[int]) -> int:
@@ -484,7 +496,7 @@ def locate(decoded: np.ndarray, plate: np.ndarray, ids: np.ndarray, n: int) -> l
                 others |= r
         if (reach[i] & others).any():
             raise Reject("two objects touch in a frame")
-        # closing fills the tile lines an object hides where its colour is close to theirs
+        # closing fills the grout lines an object hides where its colour is close to theirs
         mask = cv2.morphologyEx((diff & reach[i]).astype(np.uint8), cv2.MORPH_CLOSE, close) > 0
         blob = blob_from_mask(mask & reach[i], MIN_PIXELS)
         if blob is None or blob.pixels < MIN_FOUND * count:

@@ -4,7 +4,7 @@ frames taken?
 Families (config ``families``):
 
 - ``flat``: flat shapes on a gridded floor, filmed top-down; directions are those of the picture (up, left, ...).
-- ``tabletop`` and ``floor``: everyday objects of the catalogue on a checked tablecloth or a tiled floor, filmed in
+- ``tabletop`` and ``floor``: everyday objects of the catalogue on a tiled tabletop or a tiled floor, filmed in
   perspective (rendered through ``render.gl``); directions are the camera's (to the left, away from the camera,
   ...). At level 3 the camera pans during the clip, so the still objects shift in the picture too and motion has
   to be judged against the tiles.
@@ -207,17 +207,17 @@ class MotionDetection(Filming, Task):
         if kind == "order":
             m = k["order_frames"]
             lengths = [max(1.6 * lengths[0], ORDER_STEP * (m - 1))]
-            step = 2 if m > 4 else int(rng.integers(2, 4))
+            step = 2
             indices = tuple(step * j for j in range(m))
             shown = tuple(int(v) for v in rng.permutation(m))
             if shown == tuple(range(m)):
                 shown = tuple(reversed(shown)) if rng.random() < 0.5 else (*shown[1:], shown[0])
         elif kind == "path":
-            step = 3 if len(legs) > 2 else int(rng.integers(3, 5))
+            step = 2 if len(legs) > 2 else int(rng.integers(2, 4))
             indices = tuple(step * j for j in range(len(legs) + 1))
             shown = tuple(range(len(legs) + 1))
         else:
-            indices, shown = (0, int(rng.integers(5, 9))), (0, 1)
+            indices, shown = (0, int(rng.integers(4, 7))), (0, 1)
         # waypoints of the mover in tiles, in the camera's frame (x: right, y: away / up the picture)
         t_end = indices[-1] / fps
         times = tuple(i / fps for i in indices) if kind == "path" else (0.0, t_end)

@@ -3,7 +3,7 @@
 Families (config ``families``):
 
 - ``lanes``: flat shapes slide along horizontal lanes, filmed top-down by one fixed camera; pixels are distances.
-- ``tabletop`` and ``floor``: everyday objects of the catalogue slide in straight lines over a checked tablecloth or
+- ``tabletop`` and ``floor``: everyday objects of the catalogue slide in straight lines over a tiled tabletop or
   a tiled floor, filmed in perspective (rendered through ``render.gl``). An object far from the camera crosses
   fewer pixels for the same distance, so speeds are read in tiles, the grid a person counts; from level 2 every
   clip is filmed from another spot, and at level 3 the camera pans during the clips.
@@ -245,7 +245,9 @@ class SpeedComparison(Filming, Task):
             stage = Stage(setting, look, shot)
             plans.append(ClipPlan(n_frames=last + 1, indices=indices, stage=stage))
             right, _ = clips3d.view_axes(shot.camera(0.0))
-            members = sorted((i for i in range(len(speeds)) if clip_of[i] == c), key=lambda i: -speeds[i])
+            # placed in a random order: the first placed get the middle, so an order by speed would put the slow
+            # objects at the edges
+            members = [i for i in (int(v) for v in rng.permutation(len(speeds))) if clip_of[i] == c]
             layout = clips3d.Layout(shot, [f / fps for f in indices], [f / fps for f in range(last + 1)], size)
             for i in members:
                 name, kind, variant = picks[i]
