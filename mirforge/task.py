@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import typing
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -61,6 +62,15 @@ class TaskConfig:
             self.validate()
         except ValueError as exc:
             raise InputError(f"{owner}.{exc}") from None
+
+
+def check_families(families: tuple[str, ...], family: str, known: Sequence[str]) -> None:
+    """The checks of a config with scene families: ``families`` (drawn from) and ``family`` (one only; "" for all)."""
+    names = ", ".join(known)
+    ensure(len(families) > 0, "families", f"name at least one family: {names}")
+    for name in families:
+        ensure(name in known, "families", f"unknown family {name!r}; families: {names}")
+    ensure(family in ("", *known), "family", f"unknown family {family!r}; families: {names}")
 
 
 def ensure(condition: bool, field_name: str, message: str) -> None:

@@ -118,7 +118,7 @@ def test_levels_and_paths():
 
 def test_family_config():
     assert {ask_only(make_task("motion_detection", family="floor"), i)[0].family for i in range(6)} == {"floor"}
-    with pytest.raises(InputError, match=r"motion_detection\.family: unknown family 'sky'; choose from flat"):
+    with pytest.raises(InputError, match=r"motion_detection\.family: unknown family 'sky'; families: flat"):
         make_task("motion_detection", family="sky")
     with pytest.raises(InputError, match=r"motion_detection\.families: unknown family 'x'"):
         make_task("motion_detection", families="flat,x")

@@ -108,7 +108,7 @@ def test_family_config():
     assert {ask_only(make_task("speed_comparison", family="floor"), i)[0].family for i in range(6)} == {"floor"}
     pair = make_task("speed_comparison", families="lanes,tabletop")
     assert {ask_only(pair, i)[0].family for i in range(12)} == {"lanes", "tabletop"}
-    with pytest.raises(InputError, match=r"speed_comparison\.family: unknown family 'road'; choose from lanes"):
+    with pytest.raises(InputError, match=r"speed_comparison\.family: unknown family 'road'; families: lanes"):
         make_task("speed_comparison", family="road")
     with pytest.raises(InputError, match=r"speed_comparison\.families: unknown family 'x'"):
         make_task("speed_comparison", families="lanes,x")

@@ -272,17 +272,6 @@ def family_look(rng: np.random.Generator, family: str) -> Look:
     return draw_look(rng, FAMILY_FLOORS[family])
 
 
-def check_families(families: tuple[str, ...], family: str) -> None:
-    """The config checks of a task with scene families (``families`` and the single ``family``)."""
-    from mirforge.task import ensure
-
-    known = ", ".join(FAMILIES)
-    ensure(len(families) > 0, "families", f"name at least one family: {known}")
-    for name in families:
-        ensure(name in FAMILIES, "families", f"unknown family {name!r}; families: {known}")
-    ensure(family in ("", *FAMILIES), "family", f"unknown family {family!r}; families: {known}")
-
-
 def everyday_objects(
     rng: np.random.Generator, family: str, n: int, *, twins: int = 0, pair: bool = False
 ) -> tuple[Object3D, ...]:

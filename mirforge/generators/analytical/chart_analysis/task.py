@@ -32,7 +32,7 @@ from mirforge.generators.analytical.chart_analysis.topics import (
     Topic,
 )
 from mirforge.render.charts import ChartSpec, read_values, render_chart
-from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
+from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, check_families, ensure, per_level, place
 
 QTYPES = ("total", "difference", "growth", "rank2")
 TWO_CHART_QTYPES = ("difference", "growth")  # these read two periods: the data is split over exactly two charts
@@ -58,13 +58,7 @@ class ChartAnalysisConfig(TaskConfig):
 
     def validate(self) -> None:
         super().validate()
-        known = ", ".join(FAMILIES)
-        ensure(len(self.families) > 0, "families", f"name at least one family: {known}")
-        for name in self.families:
-            ensure(name in FAMILIES, "families", f"unknown family {name!r}; families: {known}")
-        ensure(
-            self.family == "" or self.family in FAMILIES, "family", f"unknown family {self.family!r}; families: {known}"
-        )
+        check_families(self.families, self.family, FAMILIES)
         ensure(all(2 <= n <= 6 for n in self.periods_per_level), "periods_per_level", "each must be 2 to 6")
         ensure(0.02 <= self.gap_fraction <= 0.3, "gap_fraction", "must be between 0.02 and 0.3")
         ensure(self.max_sample_tries >= 1, "max_sample_tries", "must be at least 1")

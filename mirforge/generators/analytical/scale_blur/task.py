@@ -34,7 +34,7 @@ import numpy as np
 from mirforge.errors import Reject
 from mirforge.generators.analytical.canvas import Canvas, jitter, mask_box, mix, shade
 from mirforge.render.scene3d import PALETTE
-from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, per_level
+from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, check_families, ensure, per_level
 
 FAMILIES = ("meadow", "desert", "snowfield", "beach", "tabletop", "night")
 BACKDROPS = {  # sky top, sky bottom, ground
@@ -76,13 +76,7 @@ class ScaleBlurConfig(TaskConfig):
 
     def validate(self) -> None:
         super().validate()
-        known = ", ".join(FAMILIES)
-        ensure(len(self.families) > 0, "families", f"name at least one family: {known}")
-        for name in self.families:
-            ensure(name in FAMILIES, "families", f"unknown family {name!r}; families: {known}")
-        ensure(
-            self.family == "" or self.family in FAMILIES, "family", f"unknown family {self.family!r}; families: {known}"
-        )
+        check_families(self.families, self.family, FAMILIES)
         ensure(all(1 <= k <= 7 for k in self.links_per_level), "links_per_level", "each 1 to 7")
         ensure(all(t >= 100 for t in self.tallest_per_level), "tallest_per_level", "each at least 100 cm")
         ensure(1.3 <= self.option_ratio <= HIDDEN_RATIO / MAX_LINK, "option_ratio", "must be between 1.3 and 2")

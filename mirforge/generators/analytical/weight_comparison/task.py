@@ -28,7 +28,7 @@ from mirforge.render.look import Backdrop, Look
 from mirforge.render.objects.catalogue import model, variants
 from mirforge.render.objects.place import place as place_object
 from mirforge.render.scene3d import Object3D, Scene3D, orbit_camera
-from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
+from mirforge.task import Question, Region, Rendered, Task, TaskConfig, check_families, ensure, per_level, place
 
 QTYPES = ("heaviest", "lightest")
 BEAM_HALF = 1.2
@@ -72,13 +72,7 @@ class WeightComparisonConfig(TaskConfig):
             f"each count must be between {self.n_options} and 8",
         )
         ensure(self.min_visible_px > 0, "min_visible_px", "must be positive")
-        known = ", ".join(FAMILIES)
-        ensure(len(self.families) > 0, "families", f"name at least one family: {known}")
-        for name in self.families:
-            ensure(name in FAMILIES, "families", f"unknown family {name!r}; families: {known}")
-        ensure(
-            self.family == "" or self.family in FAMILIES, "family", f"unknown family {self.family!r}; families: {known}"
-        )
+        check_families(self.families, self.family, FAMILIES)
 
     def chosen(self) -> tuple[str, ...]:
         return (self.family,) if self.family else self.families

@@ -29,7 +29,19 @@ import numpy as np
 from mirforge.errors import Reject
 from mirforge.generators.analytical.yes_but.families import FAMILIES, WORDS, Drawn, Family, Pair
 from mirforge.generators.analytical.yes_but.panels import Style, draw_style
-from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
+from mirforge.task import (
+    Layer,
+    Needs,
+    Question,
+    Region,
+    Rendered,
+    Task,
+    TaskConfig,
+    check_families,
+    ensure,
+    per_level,
+    place,
+)
 
 
 @dataclass
@@ -40,13 +52,7 @@ class YesButConfig(TaskConfig):
 
     def validate(self) -> None:
         super().validate()
-        known = ", ".join(FAMILIES)
-        ensure(len(self.families) > 0, "families", f"name at least one family: {known}")
-        for name in self.families:
-            ensure(name in FAMILIES, "families", f"unknown family {name!r}; families: {known}")
-        ensure(
-            self.family == "" or self.family in FAMILIES, "family", f"unknown family {self.family!r}; families: {known}"
-        )
+        check_families(self.families, self.family, FAMILIES)
         ensure(all(1 <= k <= 4 for k in self.pairs_per_level), "pairs_per_level", "each 1 to 4")
         ensure(self.n_options == 4, "n_options", "must be 4 (the options are a window of four values)")
 

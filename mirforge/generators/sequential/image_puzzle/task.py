@@ -44,7 +44,7 @@ from mirforge.generators.sequential.image_puzzle.pictures import (
     describe,
     draw_picture,
 )
-from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
+from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, check_families, ensure, per_level, place
 
 TILE = 448  # side of a tile, and of every image shown
 ROWS = {2: ("top", "bottom"), 3: ("top", "middle", "bottom"), 4: ("top", "upper middle", "lower middle", "bottom")}
@@ -73,13 +73,7 @@ class ImagePuzzleConfig(TaskConfig):
 
     def validate(self) -> None:
         super().validate()
-        known = ", ".join(FAMILIES)
-        ensure(len(self.families) > 0, "families", f"name at least one family: {known}")
-        for name in self.families:
-            ensure(name in FAMILIES, "families", f"unknown family {name!r}; families: {known}")
-        ensure(
-            self.family == "" or self.family in FAMILIES, "family", f"unknown family {self.family!r}; families: {known}"
-        )
+        check_families(self.families, self.family, FAMILIES)
         ensure(len(self.styles) > 0, "styles", f"name at least one style: {', '.join(STYLES)}")
         for name in self.styles:
             ensure(name in STYLES, "styles", f"unknown style {name!r}; styles: {', '.join(STYLES)}")

@@ -34,7 +34,7 @@ from mirforge.generators.sequential.clips import ClipConfig, Filming, image_list
 from mirforge.generators.sequential.process_order import timeline
 from mirforge.generators.sequential.process_order.families import FAMILIES
 from mirforge.generators.sequential.process_order.timeline import Ask
-from mirforge.task import Needs, Question, Region, Rendered, Task, ensure, per_level, place
+from mirforge.task import Needs, Question, Region, Rendered, Task, check_families, ensure, per_level, place
 
 # Every frame is an option (or, in a twin question, the anchor or part of the anchor's clip): a frame that is none
 # of these forces the answer's neighbours in time into the options (hiding it shifts the answer by one place), so
@@ -57,13 +57,7 @@ class ProcessOrderConfig(ClipConfig):
 
     def validate(self) -> None:
         super().validate()
-        known = ", ".join(FAMILIES)
-        ensure(len(self.families) > 0, "families", f"name at least one family: {known}")
-        for name in self.families:
-            ensure(name in FAMILIES, "families", f"unknown family {name!r}; families: {known}")
-        ensure(
-            self.family == "" or self.family in FAMILIES, "family", f"unknown family {self.family!r}; families: {known}"
-        )
+        check_families(self.families, self.family, FAMILIES)
         ensure(all(c in CLIP_KINDS for c in self.clips_per_level), "clips_per_level", "each must be 1 or 2")
         ensure(
             all(

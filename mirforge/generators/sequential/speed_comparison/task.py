@@ -33,7 +33,7 @@ from mirforge.generators.sequential.clips3d import SETTINGS, Prop, Stage
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
 from mirforge.render.video import ColorRange, track_frames
-from mirforge.task import Needs, Question, Region, Rendered, Task, ensure, per_level, place
+from mirforge.task import Needs, Question, Region, Rendered, Task, check_families, ensure, per_level, place
 
 FAMILIES = ("lanes", "tabletop", "floor")
 KINDS = ("fastest", "slowest", "order")
@@ -59,11 +59,7 @@ class SpeedComparisonConfig(ClipConfig):
 
     def validate(self) -> None:
         super().validate()
-        known = ", ".join(FAMILIES)
-        ensure(len(self.families) >= 1, "families", f"name at least one of {known}")
-        for f in self.families:
-            ensure(f in FAMILIES, "families", f"unknown family {f!r}; choose from {known}")
-        ensure(self.family in ("", *FAMILIES), "family", f"unknown family {self.family!r}; choose from {known}")
+        check_families(self.families, self.family, FAMILIES)
         ensure(
             all(max(3, self.n_options) <= n <= 6 for n in self.objects_per_level),
             "objects_per_level",

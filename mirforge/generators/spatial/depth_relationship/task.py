@@ -40,7 +40,6 @@ from mirforge.generators.spatial.multiview import (
     arrange,
     camera_ring,
     centres,
-    check_families,
     covered_fractions,
     depth_sign,
     everyday_objects,
@@ -52,7 +51,7 @@ from mirforge.generators.spatial.multiview import (
 )
 from mirforge.render.look import Look
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
-from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
+from mirforge.task import Question, Region, Rendered, Task, TaskConfig, check_families, ensure, per_level, place
 
 MAX_COVERED = 0.45  # objects the text relies on: at most this share of their projected box behind nearer objects
 FORMS = ("named", "premise")
@@ -76,7 +75,7 @@ class DepthRelationshipConfig(TaskConfig):
 
     def validate(self) -> None:
         super().validate()
-        check_families(self.families, self.family)
+        check_families(self.families, self.family, FAMILIES)
         ensure(self.n_options == 4, "n_options", "must be 4 (one distractor per photo's condition, and a spare)")
         ensure(all(2 <= n <= 4 for n in self.views_per_level), "views_per_level", "each 2 to 4")
         levels = zip(

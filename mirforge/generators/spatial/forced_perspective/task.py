@@ -47,7 +47,19 @@ from mirforge.generators.spatial.multiview import projected_box
 from mirforge.render.objects import describe, model
 from mirforge.render.objects.place import place as place_object
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
-from mirforge.task import Layer, Needs, Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
+from mirforge.task import (
+    Layer,
+    Needs,
+    Question,
+    Region,
+    Rendered,
+    Task,
+    TaskConfig,
+    check_families,
+    ensure,
+    per_level,
+    place,
+)
 
 T = TypeVar("T")
 YFOV = math.radians(30)  # a longer lens: objects stand far relative to their own depth, so heights read cleanly
@@ -157,11 +169,7 @@ class ForcedPerspectiveConfig(TaskConfig):
 
     def validate(self) -> None:
         super().validate()
-        known = ", ".join(FAMILIES)
-        ensure(len(self.families) > 0, "families", f"name at least one family: {known}")
-        for name in self.families:
-            ensure(name in FAMILIES, "families", f"unknown family {name!r}; families: {known}")
-        ensure(self.family in ("", *FAMILIES), "family", f"unknown family {self.family!r}; families: {known}")
+        check_families(self.families, self.family, FAMILIES)
         ensure(
             all(2 <= n <= MAX_IMAGES for n in self.images_per_level),
             "images_per_level",

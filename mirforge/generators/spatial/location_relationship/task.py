@@ -43,7 +43,6 @@ from mirforge.generators.spatial.multiview import (
     arrange,
     camera_ring,
     centres,
-    check_families,
     covered_fractions,
     depth_sign,
     everyday_objects,
@@ -56,7 +55,7 @@ from mirforge.generators.spatial.multiview import (
 )
 from mirforge.render.look import Look
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
-from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
+from mirforge.task import Question, Region, Rendered, Task, TaskConfig, check_families, ensure, per_level, place
 
 MAX_VIEWS = 6
 MAX_COVERED = 0.45  # objects the text relies on: at most this share of their projected box behind nearer objects
@@ -80,7 +79,7 @@ class LocationRelationshipConfig(TaskConfig):
 
     def validate(self) -> None:
         super().validate()
-        check_families(self.families, self.family)
+        check_families(self.families, self.family, FAMILIES)
         ensure(self.n_options == 4, "n_options", "must be 4 (two relations, two ways each; or four candidate images)")
         ensure(all(2 <= m <= 3 for m in self.twins_per_level), "twins_per_level", "each count must be 2 or 3")
         ensure(all(1 <= a <= 2 for a in self.asked_per_level), "asked_per_level", "each count must be 1 or 2")

@@ -36,7 +36,7 @@ from mirforge.errors import Reject
 from mirforge.render.objects import model
 from mirforge.render.objects.place import place as place_object
 from mirforge.render.scene3d import PALETTE, Object3D, Scene3D, ortho_view
-from mirforge.task import Question, Region, Rendered, Task, TaskConfig, ensure, per_level, place
+from mirforge.task import Question, Region, Rendered, Task, TaskConfig, check_families, ensure, per_level, place
 
 CELL = 1.0  # grid spacing; footprints are at most FOOTPRINT wide, so neighbours never touch
 FOOTPRINT = 0.8
@@ -98,11 +98,7 @@ class View3DConfig(TaskConfig):
 
     def validate(self) -> None:
         super().validate()
-        known = ", ".join(FAMILIES)
-        ensure(len(self.families) > 0, "families", f"name at least one family: {known}")
-        for name in self.families:
-            ensure(name in FAMILIES, "families", f"unknown family {name!r}; families: {known}")
-        ensure(self.family in ("", *FAMILIES), "family", f"unknown family {self.family!r}; families: {known}")
+        check_families(self.families, self.family, FAMILIES)
         ensure(self.n_options == 4, "n_options", "must be 4 (the candidates are two column by two row layouts)")
         ensure(
             all(2 <= n <= 6 for n in self.objects_per_level),
