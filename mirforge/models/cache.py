@@ -45,9 +45,22 @@ class ResponseCache:
         # autocommit mode: transactions are explicit, so none is left open between calls
         self.db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         self.db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        self.db.execute("PRAGMA journal_mode = WAL")
-        self.db.execute("PRAGMA synchronous = NORMAL")
-        self.db.executescript(SCHEMA)
+        self._setup()
+
+    def _setup(self) -> None:
+        # Switching a new file to WAL can answer "database is locked" at once, without waiting on busy_timeout,
+        # while another process makes the same switch; it is retried until the timeout.
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode = WAL")
+                self.db.execute("PRAGMA synchronous = NORMAL")
+                self.db.executescript(SCHEMA)
+                return
+            except sqlite3.OperationalError as err:
+                if "locked" not in str(err) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def get(self, key: str) -> str | None:
         with self.lock:
