@@ -32,7 +32,7 @@ class Coin(Task):
         return Question("Which side is up in <image>?", opts, slot)
 
     def render(self, scene, question):
-        img = np.full((8, 8, 3), 255 * scene, np.uint8)
+        img = np.full((self.image_size, self.image_size, 3), 255 * scene, np.uint8)
         return Rendered([img], {"white": bool(img.mean() > 127)}, [])
 
     def verify(self, question, rendered):
