@@ -86,16 +86,17 @@ def test_empty_steps_and_labels():
     ]
 
 
-def test_every_task_at_every_level_reads_cleanly(tmp_path):
-    """50 instances of each of the 12 tasks (levels cycle with the index, so every level is there) and no hit."""
+@pytest.mark.parametrize("n", [6, pytest.param(50, marks=pytest.mark.slow)])
+def test_every_task_at_every_level_reads_cleanly(tmp_path, n):
+    """n instances of each of the 12 tasks (levels cycle with the index, so every level is there) and no hit."""
     out = tmp_path / "data"
-    command = [sys.executable, "-m", "mirforge", "generate", "--tasks", "all", "--n", "50", "--seed", "0"]
+    command = [sys.executable, "-m", "mirforge", "generate", "--tasks", "all", "--n", str(n), "--seed", "0"]
     result = subprocess.run([*command, "--workers", "2", "--out", str(out), "-q"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-2000:]
     records = [json.loads(line) for path in sorted(out.glob("instances/*/*/*.jsonl")) for line in path.open()]
     tasks = Counter(r["task"] for r in records)
     levels = {(r["task"], r["difficulty"]["level"]) for r in records}
-    assert len(tasks) == 12 and all(n == 50 for n in tasks.values()), tasks
+    assert len(tasks) == 12 and all(count == n for count in tasks.values()), tasks
     assert len(levels) == 36, sorted(levels)
     hits = [
         f"{r['id']} {step}: {message}" for r in records for step, message in check_steps(r, n_images=len(r["images"]))
