@@ -1,18 +1,20 @@
 """Path-traced references for benchmarks/fidelity.py: Blender Cycles renders of mirforge's exported scenes.
 
     python benchmarks/fidelity.py --export /tmp/fidelity-scenes          # mirforge's venv: scenes as plain data
-    /work/bpy-venv/bin/python benchmarks/cycles_reference.py /tmp/fidelity-scenes benchmarks/fixtures/cycles
+    bpy-venv/bin/python benchmarks/cycles_reference.py /tmp/fidelity-scenes benchmarks/fixtures/cycles
 
-The second command runs in its own venv, because ``bpy`` needs Python 3.11 and numpy < 2:
+The second command runs in a venv of its own, because ``bpy`` needs Python 3.11 and numpy < 2:
 
-    python3.11 -m venv /work/bpy-venv && /work/bpy-venv/bin/pip install bpy==5.0.1 "numpy<2"
+    python3.11 -m venv bpy-venv && bpy-venv/bin/pip install bpy==5.0.1 "numpy<2"
 
 It reads each ``<scene>.npz`` (world-space triangles and normals, Principled materials, sun and sky, the floor with
 its texture and UV placement, the camera), builds the scene in an empty Blender file, renders it with Cycles on
 the CPU at 64 samples per pixel (no denoising, no adaptive sampling, Standard view transform, so pixel values are
 plain sRGB of the scene's radiance, as mirforge writes them) to ``<out>/<scene>.png``, then times --timing-spp
 (16) renders of each scene at --timing-size (448) px and writes ``<out>/cycles.json``: the per-scene digests of
-the exported scenes (fidelity.py checks them, so stale references are noticed), the settings and the timings.
+the exported scenes (fidelity.py checks them, so stale references are noticed), the settings and the timings (wall
+and CPU seconds: on a shared machine the CPU time is the steadier measure). ``--timing-only`` times again and keeps
+the references.
 The world shows the backdrop's sky colour to camera rays and the light rig's sky radiance to all other rays.
 """
 
@@ -174,12 +176,13 @@ def _matrix(rows):
     return Matrix([list(r) for r in rows])
 
 
-def render(path: Path | None) -> float:
+def render(path: Path | None) -> tuple[float, float]:
+    """Render (to ``path`` if given); returns (wall seconds, CPU seconds of all this process's threads)."""
     if path is not None:
         bpy.context.scene.render.filepath = str(path)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     bpy.ops.render.render(write_still=path is not None)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def main() -> None:
@@ -219,16 +222,17 @@ def main() -> None:
                 sys.exit(f"{name}: the reference in {args.out} is of another scene; render it first")
         else:
             build(meta, arrays, meta["size"], args.spp)
-            seconds = render(args.out / f"{name}.png")
+            seconds, _ = render(args.out / f"{name}.png")
             scene.update(digest=digest, reference_seconds=round(seconds, 2))
             print(f"{name}: {args.spp} spp {seconds:.1f} s", flush=True)
         if args.timing_repeats:
             build(meta, arrays, args.timing_size, args.timing_spp)
             render(None)  # warm-up: scene sync and kernel set-up happen once per process in practice
             timed = [render(None) for _ in range(args.timing_repeats)]
-            scene["timing_ms"] = round(1000 * statistics.median(timed), 1)
+            scene["timing_ms"] = round(1000 * statistics.median(t[0] for t in timed), 1)
+            scene["timing_cpu_ms"] = round(1000 * statistics.median(t[1] for t in timed), 1)
             print(
-                f"{name}: {args.timing_spp} spp at {args.timing_size} px {statistics.median(timed):.2f} s", flush=True
+                f"{name}: {args.timing_spp} spp at {args.timing_size} px {scene['timing_ms'] / 1000:.2f} s", flush=True
             )
     record["scenes"] = {name: record["scenes"][name] for name in manifest if name in record["scenes"]}
     (args.out / "cycles.json").write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")

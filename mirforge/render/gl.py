@@ -1,6 +1,7 @@
 """3D views of a :class:`Scene3D`: colour, per-object ids and depth, offscreen, from one of two backends.
 
-``moderngl`` (default, fast: one small Lambert shader) and ``pyrender`` (the reference: PBR shading). The backend
+``moderngl`` (default: shadows, ambient occlusion, materials, textured backdrops, anti-aliased colour with exact
+ids; see its module) and ``pyrender`` (the reference: the same look without shadows and occlusion). The backend
 is a run setting (``--renderer``), part of the run's ``RunSpec``: the pipeline selects it with :func:`using`
 around each instance, and a task's ``renderer(size)`` draws with the selected one. It is recorded in the manifest
 and in each instance's provenance. One renderer per process, backend and size, created lazily and reused: a GL

@@ -151,7 +151,9 @@ vec3 floor_seen(vec3 p, vec3 r, float alpha) {
         float lod = log2(max(1.0, t * (alpha + 0.02) * texels_per_unit));
         albedo = textureLod(floor_tex, uv_matrix * vec3(xy, 1.0), lod).rgb;
     }
-    float shadow = texture(sun_map, (xy - sun_rect.xy) * sun_rect.zw).r;
+    vec2 at = (xy - sun_rect.xy) * sun_rect.zw, blur = t * alpha * sun_rect.zw;  // shadows blurred by the lobe too
+    float shadow = 0.25 * (texture(sun_map, at + vec2(blur.x, 0.0)).r + texture(sun_map, at - vec2(blur.x, 0.0)).r
+                         + texture(sun_map, at + vec2(0.0, blur.y)).r + texture(sun_map, at - vec2(0.0, blur.y)).r);
     return albedo * (sun * (max(-light_dir.z, 0.0) * shadow / PI) + sky);
 }
 
