@@ -37,7 +37,6 @@ HANG = 0.8
 PAN_RADIUS = 0.45
 LEVEL_PX = 8.0  # pan height difference below this: balanced (a turned camera puts one pan a few pixels lower)
 TILT_PX = 24.0  # above this: tilted (a 9 degree tilt drops a pan ~40 px); in between the picture is ambiguous
-SUPERSAMPLE = 2  # drawn at twice the size and averaged down: smooth edges
 VARIANT_POOL = 3  # variants drawn per kind (each new variant costs a mesh build)
 FAMILIES: dict[str, tuple[str, ...]] = {
     "kitchen": ("mug", "kettle", "teapot", "jar", "glass", "can", "bottle", "thermos", "wine bottle", "apple"),
@@ -217,31 +216,31 @@ class WeightComparison(Task):
     def render(self, scene: Scene, question: Question) -> Rendered:
         from mirforge.render.gl import renderer
 
-        r = renderer(self.image_size * SUPERSAMPLE)
+        r = renderer(self.image_size)
         structure, pan_color, backdrop = STYLES[scene.style]
         images, regions, pictures = [], [], []
-        min_px = self.config.min_visible_px * SUPERSAMPLE**2
+        min_px = self.config.min_visible_px
         for k, comp in enumerate(scene.comparisons):
             tilt = _tilt_of(scene, comp)
             objs, roles = _scale_objects(scene, comp, tilt, structure, pan_color)
             az, el, dist = scene.cameras[k]
             cam = orbit_camera(az, el, dist, target=(0.0, 0.0, 1.1))
             (view,) = r.views(Scene3D(tuple(objs), look=Look(Backdrop(sky=backdrop))), [cam])
-            images.append(_downsample(view.rgb))
+            images.append(view.rgb)
             pans = {}
             for side in ("left", "right"):
-                box = _box(view, roles[f"{side}_pan"])
+                box = view.box(roles[f"{side}_pan"])
                 if box is None:
                     raise Reject("pan not visible")
                 pans[side] = box
                 regions.append(Region(k, f"{side} pan", box))
-            pivot_box = _box(view, roles["pivot"])
+            pivot_box = view.box(roles["pivot"])
             pivot_x = (pivot_box[0] + pivot_box[2]) / 2
             seen = []
             for name, idx in roles["objects"]:
                 if view.pixels(idx) < min_px:
                     raise Reject(f"{name} hidden")
-                box = _box(view, idx)
+                box = view.box(idx)
                 regions.append(Region(k, name, box))
                 seen.append({"name": name, "x": (box[0] + box[2]) / 2, "bottom": box[3], "box": box})
             pictures.append(
@@ -356,20 +355,6 @@ def _top_down(parent: list[int], n: int) -> list[int]:
                 done.add(c)
                 out.append(c)
     return out
-
-
-def _box(view: Any, idx: int) -> list[int] | None:
-    box = view.box(idx)
-    if box is None:
-        return None
-    s = SUPERSAMPLE
-    return [box[0] // s, box[1] // s, -(-box[2] // s), -(-box[3] // s)]
-
-
-def _downsample(rgb: np.ndarray) -> np.ndarray:
-    s = SUPERSAMPLE
-    h, w = rgb.shape[0] // s, rgb.shape[1] // s
-    return rgb.reshape(h, s, w, s, 3).astype(np.float32).mean(axis=(1, 3)).round().astype(np.uint8)
 
 
 # -- reading and reasoning ----------------------------------------------------------------------------------
