@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "05fd424331cc4be401eade40be9c28c45cb8bd1eab358f14344f14e352805e36",
-    ("all", 20, 3): "1abe0bf6ea86095ba1203ce8f81a805685bbafd39dd5ab33a7bfbd4aa2795858",
+    ("all", 3, 3): "50f40dc49de8b3011356b2c3f547543fec5681a5e040d15926645d00e4ea59fb",
+    ("all", 20, 3): "0a4af83ec71c6f1b370b4d215c541e1c61766eaa4d760cd06f6d2047f2da2527",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 
