@@ -6,7 +6,8 @@
 Each (task, workers) cell runs ``--repeats`` fresh generations of ``--n`` instances into a temporary folder and
 reports the median. Rates are wall-clock, worker start-up included; the ms-per-image split comes from the workers'
 own timers (summed over workers, so it is CPU-side time per image, not wall time); "rejected" is the time spent on
-attempts a task refused (in sample, ask, render or verify), which the other phases leave out.
+attempts a task refused (in sample, ask, render or verify), which the other phases leave out; "rejected per 100"
+counts those attempts per 100 accepted instances (from the manifest, over every run of the row).
 
 ``--mir-sample N`` also runs one generation of N instances in the proportions of ``--scale`` (MIR's per-task counts)
 on each of ``--mir-workers`` (default 2), ``--repeats`` times, and projects the full scale from the median run in two
@@ -18,6 +19,7 @@ shard end). The manifest and mir.json writes at the end are in the wall time of 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import tempfile
 from pathlib import Path
@@ -31,11 +33,14 @@ from mirforge.runner.config import RunConfig
 PHASES = ("sample", "render", "verify", "rejected", "steps", "encode", "validate", "write")
 
 
-def run_once(task: str, n: int, workers: int, seed: int) -> tuple[float, int, dict[str, float]]:
+def run_once(task: str, n: int, workers: int, seed: int) -> tuple[float, int, dict[str, float], int]:
+    """Wall seconds, images, phase timings and rejected attempts (from the manifest) of one fresh generation."""
     with tempfile.TemporaryDirectory() as tmp:
         config = RunConfig(tasks=(task,), n=n, seed=seed, shard_size=max(1, n // 8))
         summary = generate(config, Path(tmp) / "data", workers=workers, progress=False)
-    return summary.seconds, summary.images, dict(summary.timings)
+        shards = json.loads((Path(tmp) / "data" / "manifest.json").read_text())["splits"][config.split]["shards"]
+        rejected = sum(sum(entry["rejections"].values()) for entry in shards.values())
+    return summary.seconds, summary.images, dict(summary.timings), rejected
 
 
 def steady_rate(summary: Summary) -> float:
@@ -92,24 +97,29 @@ def main() -> None:
     rows = []
     for task in resolve(args.tasks) if args.tasks != "none" else []:
         cells = {}
+        all_runs = []
         for workers in (1, 2):
             runs = [run_once(task, args.n, workers, seed) for seed in range(args.repeats)]
+            all_runs.append(runs)
             seconds = statistics.median(r[0] for r in runs)
             images = statistics.median(r[1] for r in runs)
             phases = {p: statistics.median(r[2].get(p, 0.0) / max(r[1], 1) * 1000 for r in runs) for p in PHASES}
             cells[workers] = (seconds, images, phases)
         s1, _, _ = cells[1]
         s2, images2, phases2 = cells[2]
-        rows.append((task, args.n / s2, images2 / s2, phases2, s1 / s2))
+        rejected = sum(r[3] for seed_runs in all_runs for r in seed_runs) / (len(all_runs) * args.repeats * args.n)
+        rows.append((task, args.n / s2, images2 / s2, phases2, s1 / s2, 100 * rejected))
     if rows:
         head = (
-            "| task | inst/s (2 w) | img/s (2 w) | " + " | ".join(f"{p} ms/img" for p in PHASES) + " | speed-up 1->2 |"
+            "| task | inst/s (2 w) | img/s (2 w) | "
+            + " | ".join(f"{p} ms/img" for p in PHASES)
+            + " | speed-up 1->2 | rejected per 100 |"
         )
         print(head)
         print("|" + "---|" * (head.count("|") - 1))
-        for task, ips, imgs, phases, speedup in rows:
+        for task, ips, imgs, phases, speedup, rejected in rows:
             cols = " | ".join(f"{phases[p]:.1f}" for p in PHASES)
-            print(f"| {task} | {ips:.2f} | {imgs:.1f} | {cols} | {speedup:.2f} |")
+            print(f"| {task} | {ips:.2f} | {imgs:.1f} | {cols} | {speedup:.2f} | {rejected:.1f} |")
         total_inst = sum(r[1] for r in rows)
         print(
             f"\n{len(rows)} tasks, n={args.n} per run, median of {args.repeats}; mean inst/s over tasks "
