@@ -494,6 +494,11 @@ FAMILIES = {
 def draw_picture(family: str, style: str, seed: int, size: int) -> Picture:
     """The picture of ``family`` from ``seed``, drawn ``size`` pixels square and passed through ``style``."""
     pic = FAMILIES[family][0](np.random.default_rng(seed), size)
+    if np.random.default_rng([seed, 2]).random() < 0.5:
+        # mirrored half the time: a family's layout that favours one side (a window on the left) would otherwise
+        # tell a tile's column from the tile alone
+        pic.img = np.ascontiguousarray(pic.img[:, ::-1])
+        pic.elements = [(name, (size - x1, y0, size - x0, y1)) for name, (x0, y0, x1, y1) in pic.elements]
     pic.img = stylise(pic.img, style, np.random.default_rng([seed, 1]))
     return pic
 
