@@ -162,9 +162,9 @@ class ProcessOrder(Filming, Task):
         raise Reject("no second clip puts the answer at the drawn nearness of stage")
 
     def _clip(self, rng: np.random.Generator, family: str, states: tuple[int, ...]) -> Clip:
+        # any order, the chronological one too: ruling it out made 'Image 1' the answer to 'which came first' 18% of
+        # the time instead of 25%, which one frame alone or the option texts could learn
         shown = tuple(int(v) for v in rng.permutation(FRAMES))
-        if shown == tuple(range(FRAMES)):
-            shown = (*shown[1:], shown[0])
         return Clip(family, FAMILIES[family].look(rng), states, shown)
 
     def _draw_ask(self, rng: np.random.Generator, level: int, times: list[float]) -> Ask:
