@@ -7,7 +7,7 @@ Each (task, workers) cell runs ``--repeats`` fresh generations of ``--n`` instan
 reports the median. Rates are wall-clock, worker start-up included; the ms-per-image split comes from the workers'
 own timers (summed over workers, so it is CPU-side time per image, not wall time); "rejected" is the time spent on
 attempts a task refused (in sample, ask, render or verify), which the other phases leave out; "rejected per 100"
-counts those attempts per 100 accepted instances (from the manifest, over every run of the row).
+counts those attempts per 100 accepted instances (over every run of the row).
 
 ``--mir-sample N`` also runs one generation of N instances in the proportions of ``--scale`` (MIR's per-task counts)
 on each of ``--mir-workers`` (default 2), ``--repeats`` times, and projects the full scale from the median run in two
@@ -19,7 +19,6 @@ shard end). The manifest and mir.json writes at the end are in the wall time of 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import tempfile
 from pathlib import Path
@@ -34,13 +33,11 @@ PHASES = ("sample", "render", "verify", "rejected", "steps", "encode", "validate
 
 
 def run_once(task: str, n: int, workers: int, seed: int) -> tuple[float, int, dict[str, float], int]:
-    """Wall seconds, images, phase timings and rejected attempts (from the manifest) of one fresh generation."""
+    """Wall seconds, images, phase timings and rejected attempts of one fresh generation."""
     with tempfile.TemporaryDirectory() as tmp:
         config = RunConfig(tasks=(task,), n=n, seed=seed, shard_size=max(1, n // 8))
         summary = generate(config, Path(tmp) / "data", workers=workers, progress=False)
-        shards = json.loads((Path(tmp) / "data" / "manifest.json").read_text())["splits"][config.split]["shards"]
-        rejected = sum(sum(entry["rejections"].values()) for entry in shards.values())
-    return summary.seconds, summary.images, dict(summary.timings), rejected
+    return summary.seconds, summary.images, dict(summary.timings), summary.rejected
 
 
 def steady_rate(summary: Summary) -> float:

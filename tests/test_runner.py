@@ -244,3 +244,15 @@ def test_costliest_shards_are_scheduled_first():
     assert sorted(order, key=shards.index) == shards  # the same shards, only reordered
     costs = [load(s.task).needs.cost * len(s) for s in order]
     assert costs == sorted(costs, reverse=True) and order[0].task == "speed_comparison"
+
+
+def test_the_summary_counts_the_rejections_the_manifest_records(tmp_path):
+    from mirforge.runner import generate
+    from mirforge.runner.config import RunConfig
+
+    config = RunConfig(tasks=("yes_but",), n=8, seed=0, shard_size=4)
+    summary = generate(config, tmp_path / "data", workers=1, progress=False)
+    shards = manifest(tmp_path / "data")["splits"]["test"]["shards"].values()
+    recorded = sum(sum(entry["rejections"].values()) for entry in shards)
+    assert recorded > 0  # yes_but refuses option windows that leave its range: this run has some to count
+    assert summary.rejected == recorded

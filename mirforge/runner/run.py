@@ -48,6 +48,7 @@ class Span:
 class Summary:
     instances: int = 0
     images: int = 0
+    rejected: int = 0  # attempts the tasks refused on the way to these instances
     shards_done: int = 0
     shards_skipped: int = 0
     seconds: float = 0.0
@@ -58,6 +59,7 @@ class Summary:
     def add(self, result: ShardResult) -> None:
         self.instances += result.instances
         self.images += result.images
+        self.rejected += sum(result.entry["rejections"].values())
         self.shards_done += 1
         self.timings.update(result.timings)
         self.spans.append(
