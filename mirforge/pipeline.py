@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from mirforge.registry import target
 from mirforge.render import gl
 from mirforge.render.png import encode_png
 from mirforge.seeding import attempt_rng, balanced_slot, balanced_variant, instance_seed, seed_value
-from mirforge.task import Question, Rendered, Steps, Task
+from mirforge.task import Question, Rendered, Steps, Task, takes_variant
 from mirforge.templates import render_steps
 from mirforge.timelimit import Budget, TimeLimit
 
@@ -75,13 +74,15 @@ def attempts(task: Task, run_seed: int, split: str, index: int) -> Iterator[Atte
 
 
 def ask(task: Task, scene: Any, rng: np.random.Generator, slot: int, variant: int | None) -> Question:
-    """``task.ask``, with the index's balanced variant for a task that has several."""
-    return task.ask(scene, rng, slot) if variant is None else task.ask(scene, rng, slot, variant=variant)
+    """``task.ask``, with the index's balanced variant when it takes one."""
+    if variant is None or not takes_variant(task.ask):
+        return task.ask(scene, rng, slot)
+    return task.ask(scene, rng, slot, variant=variant)
 
 
 def pose(task: Task, attempt: Attempt) -> tuple[Any, Question]:
     """The scene and the checked question of one attempt (``Reject`` when the task refuses it)."""
-    if attempt.variant is not None and "variant" in inspect.signature(task.sample).parameters:
+    if attempt.variant is not None and takes_variant(task.sample):
         scene = task.sample(attempt.rng, attempt.level, variant=attempt.variant)  # e.g. a scene family, balanced
     else:
         scene = task.sample(attempt.rng, attempt.level)

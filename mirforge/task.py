@@ -64,6 +64,11 @@ class TaskConfig:
             raise InputError(f"{owner}.{exc}") from None
 
 
+def takes_variant(method: Any) -> bool:
+    """Whether a task's ``sample`` or ``ask`` takes the balanced ``variant`` keyword (see ``Task.variants``)."""
+    return "variant" in inspect.signature(method).parameters
+
+
 def check_families(families: tuple[str, ...], family: str, known: Sequence[str]) -> None:
     """The checks of a config with scene families: ``families`` (drawn from) and ``family`` (one only; "" for all)."""
     names = ", ".join(known)
@@ -206,10 +211,10 @@ class Task:
     levels: ClassVar[tuple[int, ...]] = (1, 2, 3)
     needs: ClassVar[Needs] = Needs()
     image_size: ClassVar[int] = 448
-    # Question variants balanced exactly across indices, like the answer slot: with more than one, ask() gets a
-    # ``variant`` keyword. A binary choice a text-only model could read (e.g. whether the answer repeats a premise)
-    # drawn from the attempt's RNG is only balanced on average; a rejected attempt redraws it, and a split's share
-    # drifts by sampling noise. A sample() that takes a ``variant`` keyword gets it too (a scene family, balanced).
+    # Variants balanced exactly across indices, like the answer slot: with more than one, sample() and ask() get a
+    # ``variant`` keyword, each that takes one (at least one must). A choice a text-only model could read (whether the
+    # answer repeats a premise, a scene family, a direction) drawn from the attempt's RNG is only balanced on average:
+    # a rejected attempt redraws it, which favours the choices that are easy to draw, and a split's share drifts.
     variants: ClassVar[int] = 1
 
     def __init__(self, config: TaskConfig | None = None):
@@ -250,8 +255,10 @@ class Task:
         for method in ("sample", "ask", "render", "verify", "step_facts"):
             if getattr(cls, method) is getattr(Task, method):
                 raise TypeError(f"{cls.__qualname__} must implement {method}()")
-        if cls.variants > 1 and "variant" not in inspect.signature(cls.ask).parameters:
-            raise TypeError(f"{cls.__qualname__}.variants is {cls.variants}: ask() must take a variant keyword")
+        if cls.variants > 1 and not (takes_variant(cls.sample) or takes_variant(cls.ask)):
+            raise TypeError(
+                f"{cls.__qualname__}.variants is {cls.variants}: sample() or ask() must take a variant keyword"
+            )
 
     # -- the contract ---------------------------------------------------------------------------------------
     def knobs(self, level: int) -> dict[str, Any]:
@@ -267,8 +274,8 @@ class Task:
         raise NotImplementedError
 
     def ask(self, scene: Any, rng: np.random.Generator, slot: int) -> Question:
-        """The question, with the correct option at index ``slot`` (see :func:`place`). A task with ``variants``
-        above 1 also takes ``variant`` (an int below ``variants``, or None: draw it from ``rng``)."""
+        """The question, with the correct option at index ``slot`` (see :func:`place`). With ``variants`` above 1 it
+        may take ``variant`` (an int below ``variants``, or None: draw it from ``rng``), as ``sample`` may."""
         raise NotImplementedError
 
     def render(self, scene: Any, question: Question) -> Rendered:

@@ -87,3 +87,8 @@ def test_a_task_with_variants_must_take_them():
 
     with pytest.raises(TypeError, match="variant keyword"):
         Bad.check_contract()
+
+    class SampleOnly(Bad):  # a balanced scene family: sample() takes the variant, ask() need not
+        def sample(self, rng, level, variant=None): ...
+
+    SampleOnly.check_contract()

@@ -99,7 +99,7 @@ class YesBut(Task):
         pairs = tuple(fam.sample(rng, g, kind) for g in gaps)
         return Scene(fam.name, pairs, total, draw_style(rng))
 
-    def ask(self, scene: Scene, rng: np.random.Generator, slot: int, variant: int | None = None) -> Question:
+    def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
         fam = FAMILIES[scene.family]
         k, s, n = len(scene.pairs), fam.step, self.config.n_options
         start = scene.total - slot * s

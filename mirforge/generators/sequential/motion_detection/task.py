@@ -347,7 +347,7 @@ class MotionDetection(Filming, Task):
         return things, mover, stage, tile, (0.0, 0.0)
 
     # -- question -------------------------------------------------------------------------------------------
-    def ask(self, scene: Scene, rng: np.random.Generator, slot: int, variant: int | None = None) -> Question:
+    def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
         names = [t.name for t in scene.things]
         mover = names[scene.mover]
         n_opt = self.config.n_options
