@@ -334,8 +334,9 @@ def _plan_order(scene: Scene, depth: np.ndarray, clear: np.ndarray, rng: np.rand
     n_views, n_obj = depth.shape
     margin = scene.margin
 
-    def s(v: int, a: int, b: int) -> int:  # +1: a farther than b in view v
-        return sign(depth[v, a] - depth[v, b], margin)
+    # table[v][a][b] = +1: a farther than b in view v, -1 nearer, 0 a near-tie (the search below reads it ~10^5 times)
+    diff = depth[:, :, None] - depth[:, None, :]
+    table = np.where(diff >= margin, 1, np.where(diff <= -margin, -1, 0)).tolist()
 
     for _ in range(PLAN_TRIES):
         views = [int(v) for v in rng.permutation(n_views)]
@@ -368,24 +369,25 @@ def _plan_order(scene: Scene, depth: np.ndarray, clear: np.ndarray, rng: np.rand
                         cands = [xs[uses[k]]]
                     else:
                         cands = [r for r in range(n_obj) if r not in (a, *xs, *ds) and clear[v, r]]
+                    sv = table[v]
                     ok = [
                         r
                         for r in cands
-                        if s(v, a, r) != 0
-                        and s(v, ds[k], r) == -s(v, a, r)
-                        and all(s(v, ds[j], r) == s(v, a, r) for j in range(c) if j != k)
+                        if sv[a][r] != 0
+                        and sv[ds[k]][r] == -sv[a][r]
+                        and all(sv[ds[j]][r] == sv[a][r] for j in range(c) if j != k)
                     ]
                     if not ok:
                         break
                     refs.append(ok[int(rng.integers(len(ok)))])
                 else:
-                    want = [s(v, a, r) for v, r in zip(views, refs, strict=True)]
+                    want = [table[v][a][r] for v, r in zip(views, refs, strict=True)]
                     spare = [
                         i
                         for i in rest
                         if i not in ds
                         and i not in refs
-                        and any(s(v, i, r) == -w for v, r, w in zip(views, refs, want, strict=True))
+                        and any(table[v][i][r] == -w for v, r, w in zip(views, refs, want, strict=True))
                     ]
                     picked = list(ds) + [spare[int(k)] for k in rng.permutation(len(spare))][: 3 - c]
                     if len(picked) < 3:
