@@ -15,6 +15,7 @@ from mirforge.render.video import (
     ColorRange,
     direction_of,
     extract_frames,
+    film,
     measure_video,
     video_info,
     write_clip,
@@ -110,3 +111,29 @@ def test_keep_video_gives_playable_mp4s(tmp_path):
     with VideoFileClip(str(path)) as clip:
         assert clip.get_frame(0).shape == (size, size, 3)
     assert make_task("motion_detection").videos() == []
+
+
+def test_a_filmed_frame_decodes_the_same_with_or_without_the_others():
+    """film() draws only the frames asked for unless the clip is kept; the images must not depend on that."""
+    drawn: list[int] = []
+
+    def draw(f: int) -> np.ndarray:
+        drawn.append(f)
+        return _frames(f + 1)[f]
+
+    alone, none = film(draw, 12, FPS, [9, 2, 9])
+    assert none is None and sorted(set(drawn)) == [2, 9]
+    drawn.clear()
+    whole, data = film(draw, 12, FPS, [9, 2, 9], keep=True)
+    assert drawn == list(range(12)) and data is not None
+    for a, b in zip(alone, whole, strict=True):
+        assert np.array_equal(a, b)
+    assert not np.array_equal(alone[0], _frames(10)[9])  # lossy: the frames did go through the codec
+    assert np.abs(alone[0].astype(int) - _frames(10)[9]).mean() < 3
+
+
+@pytest.mark.parametrize("task_name", ["speed_comparison", "motion_detection", "process_order"])
+def test_keeping_the_video_never_changes_an_image(task_name):
+    kept = generate(make_task(task_name, keep_video=True), 4, seed=3)
+    plain = generate(make_task(task_name), 4, seed=3)
+    assert kept.images == plain.images

@@ -2,8 +2,9 @@
 
 The sequential tasks film their scenes: frames are encoded to a real mp4 (moviepy driving the ffmpeg binary
 that imageio-ffmpeg ships), frames are pulled back out of the file with ``cv2.VideoCapture`` exactly as one
-would from any video, and the objects' positions are measured in those decoded frames. Offsets, speeds and
-directions computed from the measurements are what the verifiers check answers against.
+would from any video, and the objects' positions are measured in those decoded frames. Their clips code every
+frame on its own (:func:`film`), so only the frames a question shows need drawing unless the clip is kept.
+Offsets, speeds and directions computed from the measurements are what the verifiers check answers against.
 
 The same code serves real footage. Describe each object by a colour range (RGB, inclusive bounds) and ask for
 the times you want::
@@ -35,7 +36,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +45,7 @@ import numpy as np
 
 from mirforge.errors import InputError
 
+INTRA_QP = 14  # the fixed quantiser of filmed clips: about the quantiser CRF 18 gives its keyframes
 CENTROID_TOLERANCE_PX = 1.5  # measured vs true centroid of a blob of radius >= 10 px after lossy H.264
 DIRECTIONS = ("right", "up-right", "up", "up-left", "left", "down-left", "down", "down-right")
 
@@ -62,11 +64,19 @@ class Clip:
 
 
 def write_clip(
-    frames: Sequence[np.ndarray], path: str | Path, fps: float, *, lossless: bool = False, crf: int = 18
+    frames: Sequence[np.ndarray],
+    path: str | Path,
+    fps: float,
+    *,
+    lossless: bool = False,
+    crf: int = 18,
+    intra_qp: int | None = None,
 ) -> Clip:
     """Encode RGB frames (all H x W x 3 uint8, even H and W) to an H.264 mp4 at ``path``.
 
-    All frames are written (moviepy 2 drops the last one unless the duration is set explicitly).
+    All frames are written (moviepy 2 drops the last one unless the duration is set explicitly). ``intra_qp``
+    codes every frame on its own (keyframes only) at that fixed quantiser instead of ``crf``: a frame then decodes
+    to the same pixels whichever frames share its clip (rate control and motion prediction both look across frames).
     """
     from moviepy import VideoClip
 
@@ -85,6 +95,8 @@ def write_clip(
     clip = VideoClip(lambda t: seq[min(len(seq) - 1, round(t * fps))], duration=(len(seq) + 0.5) / fps)
     if lossless:
         codec, params = "libx264rgb", ["-crf", "0"]
+    elif intra_qp is not None:
+        codec, params = "libx264", ["-qp", str(int(intra_qp)), "-g", "1", "-pix_fmt", "yuv420p"]
     else:
         codec, params = "libx264", ["-crf", str(int(crf)), "-pix_fmt", "yuv420p"]
     try:
@@ -307,14 +319,26 @@ def measure_video(
     return track_frames(frames, times, objects, min_pixels)
 
 
-def film(frames: Sequence[np.ndarray], fps: float, indices: Sequence[int], *, lossless: bool = False, keep=None):
-    """Encode ``frames`` to a temporary mp4, read back the frames at ``indices``; the file is deleted.
+def film(
+    draw: Callable[[int], np.ndarray],
+    n_frames: int,
+    fps: float,
+    indices: Sequence[int],
+    *,
+    lossless: bool = False,
+    keep: bool = False,
+) -> tuple[list[np.ndarray], bytes | None]:
+    """Film a clip of ``n_frames`` frames, ``draw(f)`` giving frame ``f``, and return its decoded frames at
+    ``indices`` (and the mp4 bytes with ``keep``). The mp4 is written to a temporary file and read back.
 
-    Returns (decoded frames, mp4 bytes if ``keep`` else None).
+    Every frame is coded on its own (``write_clip``'s ``intra_qp``), so a frame decodes the same whether or not
+    the others are in the clip: without ``keep`` only the frames at ``indices`` are drawn and encoded.
     """
     import tempfile
 
+    wanted = range(n_frames) if keep else sorted(set(indices))
+    frames = [draw(f) for f in wanted]
     with tempfile.TemporaryDirectory(prefix="mirforge-clip-") as tmp:
-        clip = write_clip(frames, os.path.join(tmp, "clip.mp4"), fps, lossless=lossless)
-        decoded = extract_frames(clip.path, indices=indices)
+        clip = write_clip(frames, os.path.join(tmp, "clip.mp4"), fps, lossless=lossless, intra_qp=INTRA_QP)
+        decoded = extract_frames(clip.path, indices=[wanted.index(i) for i in indices])
         return decoded, (clip.data if keep else None)

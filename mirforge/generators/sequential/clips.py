@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,10 +41,12 @@ class Filming:
     def _start_filming(self) -> None:
         self._videos = []
 
-    def shoot(self, frames: Sequence[np.ndarray], indices: Sequence[int]) -> list[np.ndarray]:
-        """Encode ``frames`` to an mp4 and return the decoded frames at ``indices``."""
+    def shoot(self, draw: Callable[[int], np.ndarray], n_frames: int, indices: Sequence[int]) -> list[np.ndarray]:
+        """Film frames ``0 .. n_frames - 1`` (``draw(f)`` gives frame ``f``) and return the decoded frames at
+        ``indices``. Only those frames are drawn unless the clip is kept: they decode the same either way
+        (:func:`mirforge.render.video.film`), so ``keep_video`` never changes an image."""
         decoded, data = film(
-            frames, self.config.fps, indices, lossless=self.config.lossless, keep=self.config.keep_video
+            draw, n_frames, self.config.fps, indices, lossless=self.config.lossless, keep=self.config.keep_video
         )
         if data is not None:
             self._videos.append(data)

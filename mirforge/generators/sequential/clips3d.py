@@ -449,19 +449,21 @@ class Frame:
 def film(
     shoot: Any, size: int, props: Sequence[Prop], stage: Stage, n_frames: int, fps: int, indices: Sequence[int]
 ) -> list[Frame]:
-    """Render frames ``0 .. n_frames - 1`` of the clip, encode them with ``shoot(frames, indices)`` (see
+    """Film the clip's ``n_frames`` frames with ``shoot(draw, n_frames, indices)`` (see
     :class:`mirforge.generators.sequential.clips.Filming`), and measure every prop in the decoded frames at
     ``indices``. Rejects a frame where a prop is not clearly found."""
     renderer = gl.renderer(size)
-    frames, id_maps = [], {}
-    for f in range(n_frames):
+    id_maps = {}
+
+    def draw(f: int) -> np.ndarray:
         t = f / fps
         scene = Scene3D(tuple(p.placed(t) for p in props), look=stage.look)
         view = renderer.views(scene, [stage.shot.camera(t)], seg=f in indices)[0]
-        frames.append(view.rgb)
         if f in indices:
             id_maps[f] = view.ids
-    decoded = shoot(frames, list(indices))
+        return view.rgb
+
+    decoded = shoot(draw, n_frames, list(indices))
     plate_scene = Scene3D((), look=stage.look)
     plates: dict[float, np.ndarray] = {}
     out = []

@@ -511,8 +511,8 @@ class MotionDetection(Filming, Task):
 
     def _film_flat(self, scene: Scene):
         size = self.image_size
-        frames = []
-        for f in range(scene.n_frames):
+
+        def draw(f: int) -> np.ndarray:
             t = f / scene.fps
             ox, oy = scene.pan[0] * t, scene.pan[1] * t
             img = _grid_floor(size, round(scene.tile), ox, oy)
@@ -521,8 +521,9 @@ class MotionDetection(Filming, Task):
                 color, shape, radius = th.flat
                 canvas2d.draw_shape(img, shape, (x + ox, y + oy), radius, color)
             canvas2d.timecode(img, f"t = {t:.2f} s" if scene.kind != "order" else "")
-            frames.append(img)
-        decoded = self.shoot(frames, scene.indices)
+            return img
+
+        decoded = self.shoot(draw, scene.n_frames, scene.indices)
         times = [i / scene.fps for i in scene.indices]
         ranges = [ColorRange.around(th.name, PALETTE[th.flat[0]], 40) for th in scene.things]
         track = track_frames(decoded, times, ranges, min_pixels=120)

@@ -240,8 +240,11 @@ class ProcessOrder(Filming, Task):
             fam = FAMILIES[clip.family]
             base = fam.backdrop(clip.look)
             # the clip moves through every moment of the process in turn; the frames shown are some of them
-            frames = [fam.draw(base, clip.look, j / last) for j in range(scene.n_states)]
-            decoded = self.shoot(frames, list(clip.states))
+            decoded = self.shoot(
+                lambda j, fam=fam, base=base, look=clip.look: fam.draw(base, look, j / last),
+                scene.n_states,
+                list(clip.states),
+            )
             shown = [decoded[c] for c in clip.shown]
             images += shown
             readings += [(fam, fam.measure(img, base, clip.look)) for img in shown]

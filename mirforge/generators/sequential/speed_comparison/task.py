@@ -408,16 +408,17 @@ class SpeedComparison(Filming, Task):
         base = _lane_floor(size, [r.flat.lane_y for r in members], scene.tile)
         n_clips = len(scene.clips)
         c = members[0].clip
-        frames = []
-        for f in range(plan.n_frames):
+
+        def draw(f: int) -> np.ndarray:
             img = base.copy()
             t = f / scene.fps
             for r in members:
                 m = r.flat
                 canvas2d.draw_shape(img, m.shape, (m.x0 + m.vx * t, m.lane_y), m.radius, m.color)
             canvas2d.timecode(img, f"clip {c + 1}  t = {t:.2f} s" if n_clips > 1 else f"t = {t:.2f} s")
-            frames.append(img)
-        decoded = self.shoot(frames, plan.indices)
+            return img
+
+        decoded = self.shoot(draw, plan.n_frames, plan.indices)
         ranges = [ColorRange.around(r.name, PALETTE[r.flat.color], 40) for r in members]
         track = track_frames(decoded, times, ranges, min_pixels=120)
         for blobs in track.blobs.values():
