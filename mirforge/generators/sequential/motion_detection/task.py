@@ -793,6 +793,8 @@ def _clear(corridor: list[np.ndarray], others: list[list[np.ndarray]], gap: floa
 
 def _polyline_gap(a: list[np.ndarray], b: list[np.ndarray]) -> float:
     """Smallest distance between two polylines (0 where they cross)."""
+    a = [(float(p[0]), float(p[1])) for p in a]  # plain floats: the layout search calls this ~10^4 times a scene
+    b = [(float(p[0]), float(p[1])) for p in b]
     gap = math.inf
     for p0, p1 in zip(a, a[1:] or a, strict=False):
         for q0, q1 in zip(b, b[1:] or b, strict=False):
@@ -808,14 +810,18 @@ def _polyline_gap(a: list[np.ndarray], b: list[np.ndarray]) -> float:
     return gap
 
 
-def _cross(p0: np.ndarray, p1: np.ndarray, q0: np.ndarray, q1: np.ndarray) -> bool:
-    def side(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
-        return float((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]))
+Point = tuple[float, float]
+
+
+def _cross(p0: Point, p1: Point, q0: Point, q1: Point) -> bool:
+    def side(a: Point, b: Point, c: Point) -> float:
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
 
     return side(p0, p1, q0) * side(p0, p1, q1) < 0 and side(q0, q1, p0) * side(q0, q1, p1) < 0
 
 
-def _segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-    v = b - a
-    t = max(0.0, min(1.0, float((p - a) @ v) / max(float(v @ v), 1e-9)))
-    return float(np.linalg.norm(p - (a + t * v)))
+def _segment_distance(p: Point, a: Point, b: Point) -> float:
+    vx, vy = b[0] - a[0], b[1] - a[1]
+    t = max(0.0, min(1.0, ((p[0] - a[0]) * vx + (p[1] - a[1]) * vy) / max(vx * vx + vy * vy, 1e-9)))
+    dx, dy = p[0] - (a[0] + t * vx), p[1] - (a[1] + t * vy)
+    return math.sqrt(dx * dx + dy * dy)
