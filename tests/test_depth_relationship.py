@@ -145,6 +145,19 @@ def test_families_are_drawn_and_can_be_restricted():
     assert {ask_only(one, i)[0].family for i in range(6)} == {"yard"}
 
 
+def test_kinds_materials_and_floors_can_be_narrowed():
+    from mirforge.render.objects import model
+
+    room = ("chair", "stool", "cabinet", "trash bin", "suitcase", "floor lamp", "table lamp", "flower pot", "globe")
+    task = make_task("depth_relationship", family="room", kinds=",".join(room), backdrops="carpet")
+    scenes = [ask_only(task, i, seed=5)[0] for i in range(4)]
+    assert {o.shape for s in scenes for o in s.objects} <= set(room)
+    assert {s.look.backdrop.floor for s in scenes} == {"carpet"}
+    glassy = make_task("depth_relationship", families="tabletop", materials="glass,metal,ceramic,plastic,paper")
+    made = {model(o.shape, o.variant).material for i in range(4) for o in ask_only(glassy, i, seed=5)[0].objects}
+    assert made <= {"glass", "metal", "ceramic", "plastic", "paper"} and len(made) >= 3, made
+
+
 def test_bad_config_names_the_field():
     with pytest.raises(InputError, match=r"depth_relationship\.family: unknown family 'moon'; families: tabletop"):
         make_task("depth_relationship", family="moon")

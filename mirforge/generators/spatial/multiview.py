@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from mirforge.errors import Reject
 from mirforge.generators.common import distinct_colors, object_name, random_shapes
-from mirforge.render.look import Look, draw_look
+from mirforge.render.look import BACKDROPS, Look, draw_look
 from mirforge.render.scene3d import PALETTE, Camera, Object3D, orbit_camera
+from mirforge.task import TaskConfig, ensure
 
 SCENE_RADIUS = 1.8  # objects stand inside this disc
 TARGET = (0.0, 0.0, 0.3)
@@ -266,32 +268,108 @@ def everyday_radius(n_objects: int) -> float:
     return table_radius(n_objects) + 0.3
 
 
-def family_look(rng: np.random.Generator, family: str) -> Look:
-    """A floor of the family's kinds and a light rig, drawn from a child of ``rng`` (the scene's own draws stay
-    the same)."""
-    return draw_look(rng, FAMILY_FLOORS[family])
+@dataclass
+class CatalogueConfig(TaskConfig):
+    """Knobs of the tasks whose scene families are built from the object catalogue: the kinds, main materials and
+    floors a scene may use, each within its family's own (empty: all of them). The ``shapes`` family draws
+    primitives on a plain table and ignores them. ``mirforge objects`` lists the kinds and materials."""
+
+    kinds: tuple[str, ...] = ()
+    materials: tuple[str, ...] = ()
+    backdrops: tuple[str, ...] = ()
+
+    def chosen(self) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    def kinds_needed(self) -> int:
+        """Distinct kinds the largest scene needs."""
+        raise NotImplementedError
+
+    def validate(self) -> None:
+        super().validate()
+        from mirforge.render.objects import KINDS, MATERIALS
+
+        for field_name, names, valid in (
+            ("kinds", self.kinds, KINDS),
+            ("materials", self.materials, tuple(MATERIALS)),
+            ("backdrops", self.backdrops, BACKDROPS),
+        ):
+            for name in names:
+                ensure(name in valid, field_name, f"unknown name {name!r}; valid names: {', '.join(valid)}")
+        for family in self.chosen():
+            if family not in FAMILY_KINDS:  # shapes; an unknown family is the task's own check
+                continue
+            kept, need = catalogue_kinds(family, self.kinds, self.materials), self.kinds_needed()
+            ensure(
+                len(kept) >= need,
+                "kinds" if self.kinds else "materials",
+                f"family {family} keeps {len(kept)} kinds ({', '.join(kept) or 'none'}) where its scenes need "
+                f"{need}; its kinds: {', '.join(FAMILY_KINDS[family])}",
+            )
+            ensure(
+                bool(family_floors(family, self.backdrops)),
+                "backdrops",
+                f"family {family} keeps no floor; its floors: {', '.join(FAMILY_FLOORS[family])}",
+            )
+
+
+def catalogue_kinds(family: str, kinds: tuple[str, ...] = (), materials: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The family's kinds that ``kinds`` (all when empty) names and that come in one of ``materials``."""
+    pool = tuple(k for k in FAMILY_KINDS[family] if not kinds or k in kinds)
+    return tuple(k for k in pool if kind_variants(k, materials))
+
+
+def kind_variants(kind: str, materials: tuple[str, ...] = ()) -> tuple[int, ...]:
+    """The variants of ``kind`` scenes draw from: the first ``VARIANTS_PER_KIND``, or with ``materials`` the first
+    of those whose main material is one of them."""
+    if not materials:
+        return tuple(range(VARIANTS_PER_KIND))
+    from mirforge.render.objects import get_kind, variants
+
+    offered = [m for m in materials if m in get_kind(kind).materials]
+    return tuple(sorted(v for m in offered for v in variants(kind, m)))[:VARIANTS_PER_KIND]
+
+
+def family_floors(family: str, backdrops: tuple[str, ...] = ()) -> tuple[str, ...]:
+    return tuple(f for f in FAMILY_FLOORS[family] if not backdrops or f in backdrops)
+
+
+def family_look(rng: np.random.Generator, family: str, backdrops: tuple[str, ...] = ()) -> Look:
+    """A floor of the family's kinds (those of ``backdrops`` when given) and a light rig, drawn from a child of
+    ``rng`` (the scene's own draws stay the same)."""
+    return draw_look(rng, family_floors(family, backdrops))
 
 
 def everyday_objects(
-    rng: np.random.Generator, family: str, n: int, *, twins: int = 0, pair: bool = False
+    rng: np.random.Generator,
+    family: str,
+    n: int,
+    *,
+    twins: int = 0,
+    pair: bool = False,
+    kinds: tuple[str, ...] = (),
+    materials: tuple[str, ...] = (),
 ) -> tuple[Object3D, ...]:
     """``n`` objects of ``family`` at their real proportions (one scale for the scene), not yet placed.
 
     Every object is a different kind, named by its kind, except: the first ``twins`` objects are identical (same
     kind, design, colour and size, so the same name), and with ``pair`` the last two share a kind in two colours and
     are named with their colour ("red mug", "blue mug"). In the ``shapes`` family the objects are primitives named
-    by colour and a shape word that matches the geometry."""
+    by colour and a shape word that matches the geometry. ``kinds`` and ``materials`` narrow the family's
+    catalogue (see :class:`CatalogueConfig`)."""
     if family == "shapes":
         return _shapes(rng, n, twins)
     from mirforge.render.objects import model
     from mirforge.render.objects.place import place as place_object
 
-    pool = list(FAMILY_KINDS[family])
+    pool = list(catalogue_kinds(family, kinds, materials))
     n_kinds = n - max(twins - 1, 0) - (1 if pair else 0)
     for _ in range(KIND_TRIES):
         models = []
         for i in rng.permutation(len(pool)):
-            m = model(pool[int(i)], int(rng.integers(VARIANTS_PER_KIND)))
+            kind = pool[int(i)]
+            choices = kind_variants(kind, materials)
+            m = model(kind, choices[int(rng.integers(len(choices)))])
             sides = [max(x.extents) for x in models] + [max(m.extents)]
             if max(sides) / min(sides) <= MAX_SIZE_RATIO:
                 models.append(m)

@@ -36,6 +36,7 @@ from mirforge.generators.spatial.multiview import (
     CAMERA_DISTANCE,
     FAMILIES,
     PLACES,
+    CatalogueConfig,
     all_in_frame,
     arrange,
     camera_ring,
@@ -51,7 +52,7 @@ from mirforge.generators.spatial.multiview import (
 )
 from mirforge.render.look import Look
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
-from mirforge.task import Question, Region, Rendered, Task, TaskConfig, check_families, ensure, per_level, place
+from mirforge.task import Question, Region, Rendered, Task, check_families, ensure, per_level, place
 
 MAX_COVERED = 0.45  # objects the text relies on: at most this share of their projected box behind nearer objects
 FORMS = ("named", "premise")
@@ -62,7 +63,7 @@ PAIR_SHARE = 0.3  # scenes with two objects of one kind in two colours ("the red
 
 
 @dataclass
-class DepthRelationshipConfig(TaskConfig):
+class DepthRelationshipConfig(CatalogueConfig):
     families: tuple[str, ...] = FAMILIES  # the scene families drawn from, equally often
     family: str = ""  # one family only (empty: every family in ``families``)
     objects_per_level: tuple[int, ...] = per_level(7, 8, 9)
@@ -107,6 +108,9 @@ class DepthRelationshipConfig(TaskConfig):
     def chosen(self) -> tuple[str, ...]:
         return (self.family,) if self.family else self.families
 
+    def kinds_needed(self) -> int:
+        return max(self.objects_per_level)
+
 
 @dataclass(frozen=True)
 class Scene:
@@ -125,6 +129,9 @@ class DepthRelationship(Task):
     description = "Depth orders read in several photos of one scene and combined: each photo settles part of it"
     Config = DepthRelationshipConfig
     variants = 2 * len(FAMILIES)  # question form and scene family of an index, balanced over every block
+
+    def _catalogue(self) -> dict[str, tuple[str, ...]]:
+        return {"kinds": self.config.kinds, "materials": self.config.materials}
 
     def knobs(self, level: int) -> dict[str, Any]:
         c, i = self.config, self.levels.index(level)
@@ -148,14 +155,24 @@ class DepthRelationship(Task):
         form, family = forms[v % 2 % len(forms)], families[v // 2 % len(families)]
         radius = everyday_radius(k["n_objects"])
         pair = bool(rng.uniform() < PAIR_SHARE) and family != "shapes"
-        objects = arrange(rng, everyday_objects(rng, family, k["n_objects"], pair=pair), radius=radius)
+        objects = arrange(
+            rng, everyday_objects(rng, family, k["n_objects"], pair=pair, **self._catalogue()), radius=radius
+        )
         cameras, _ = camera_ring(rng, k["n_views"], radius=radius, distance=CAMERA_DISTANCE)
         if not all_in_frame(objects, cameras, self.image_size):
             raise Reject("an object leaves the frame")
         order = [int(i) for i in rng.permutation(len(cameras))]  # image numbers say nothing of the ring
         cameras = tuple(cameras[i] for i in order)
         premises = k["premises"] if form == "premise" else 0
-        return Scene(family, form, objects, cameras, float(k["depth_margin"]), premises, family_look(rng, family))
+        return Scene(
+            family,
+            form,
+            objects,
+            cameras,
+            float(k["depth_margin"]),
+            premises,
+            family_look(rng, family, self.config.backdrops),
+        )
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int, variant: int | None = None) -> Question:
         size = self.image_size

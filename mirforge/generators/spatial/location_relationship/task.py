@@ -39,6 +39,7 @@ from mirforge.generators.spatial.multiview import (
     CAMERA_DISTANCE,
     FAMILIES,
     PLACES,
+    CatalogueConfig,
     all_in_frame,
     arrange,
     camera_ring,
@@ -55,7 +56,7 @@ from mirforge.generators.spatial.multiview import (
 )
 from mirforge.render.look import Look
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
-from mirforge.task import Question, Region, Rendered, Task, TaskConfig, check_families, ensure, per_level, place
+from mirforge.task import Question, Region, Rendered, Task, check_families, ensure, per_level, place
 
 MAX_VIEWS = 6
 MAX_COVERED = 0.45  # objects the text relies on: at most this share of their projected box behind nearer objects
@@ -65,7 +66,7 @@ N_WORDS = {2: "two", 3: "three"}
 
 
 @dataclass
-class LocationRelationshipConfig(TaskConfig):
+class LocationRelationshipConfig(CatalogueConfig):
     families: tuple[str, ...] = FAMILIES  # the scene families drawn from, equally often
     family: str = ""  # one family only (empty: every family in ``families``)
     objects_per_level: tuple[int, ...] = per_level(6, 6, 8)  # all objects, the identical ones included
@@ -107,6 +108,9 @@ class LocationRelationshipConfig(TaskConfig):
     def chosen(self) -> tuple[str, ...]:
         return (self.family,) if self.family else self.families
 
+    def kinds_needed(self) -> int:
+        return max(n - t + 1 for n, t in zip(self.objects_per_level, self.twins_per_level, strict=True))
+
 
 @dataclass(frozen=True)
 class Scene:
@@ -132,6 +136,9 @@ class LocationRelationship(Task):
     # image picks the twin meant (_naive), whether the cue's word agrees with the answer (_agrees), the scene family
     variants = 8 * len(FAMILIES)
 
+    def _catalogue(self) -> dict[str, tuple[str, ...]]:
+        return {"kinds": self.config.kinds, "materials": self.config.materials}
+
     def knobs(self, level: int) -> dict[str, Any]:
         c, i = self.config, self.levels.index(level)
         return {
@@ -155,13 +162,24 @@ class LocationRelationship(Task):
         kind, family = kinds[v % 2 % len(kinds)], families[v // 8 % len(families)]
         m = k["twins"]
         radius = everyday_radius(k["n_objects"])
-        objects = arrange(rng, everyday_objects(rng, family, k["n_objects"], twins=m), radius=radius)
+        objects = arrange(
+            rng, everyday_objects(rng, family, k["n_objects"], twins=m, **self._catalogue()), radius=radius
+        )
         n_views = m - 1 + (k["asked_views"] if kind == "relation" else self.config.n_options)
         cameras, _ = camera_ring(rng, n_views, radius=radius, distance=CAMERA_DISTANCE)
         if not all_in_frame(objects, cameras, self.image_size):
             raise Reject("an object leaves the frame")
         margins = float(k["lateral_margin_px"]), float(k["depth_margin"])
-        return Scene(family, kind, objects, m, k["asked_views"], cameras, *margins, family_look(rng, family))
+        return Scene(
+            family,
+            kind,
+            objects,
+            m,
+            k["asked_views"],
+            cameras,
+            *margins,
+            family_look(rng, family, self.config.backdrops),
+        )
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int, variant: int | None = None) -> Question:
         geo = _geometry(scene, self.image_size)
