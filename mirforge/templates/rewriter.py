@@ -21,6 +21,7 @@ that refuses it is asked with the prompt's plain JSON instructions for the rest 
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from collections import Counter
@@ -48,7 +49,12 @@ DEFAULTS: dict[str, Any] = {
     "breaker_failures": 5,
     "breaker_seconds": 50.0,
     "allow_insecure_endpoint": False,  # send the key over plain http to another machine (--allow-insecure-endpoint)
+    # With structured outputs, cap each string of the reply at this many times its template step's length (plus
+    # LENGTH_SLACK characters) through the schema's maxLength; None: no cap. A server that constrains decoding to
+    # the schema then ends a step that a small model repeats in a loop instead of generating to max_tokens.
+    "max_length_factor": None,
 }
+LENGTH_SLACK = 40
 MAX_PROBLEMS_SHOWN = 8
 
 SYSTEM_PROMPT = """\
@@ -190,7 +196,19 @@ class Rewriter:
     def params(self, fmt: str) -> dict[str, Any]:
         """The request parameters that decide a response (part of the cache key); ``fmt`` is how the reply was asked
         for ("json_schema" or "json")."""
-        return {"temperature": self.settings["temperature"], "max_tokens": self.settings["max_tokens"], "format": fmt}
+        params = {"temperature": self.settings["temperature"], "max_tokens": self.settings["max_tokens"], "format": fmt}
+        if fmt == "json_schema" and self.settings["max_length_factor"] is not None:
+            params["max_length_factor"] = self.settings["max_length_factor"]
+        return params
+
+    def max_lengths(self, steps: Steps) -> dict[str, int] | None:
+        """The schema's maxLength per step (captions: of the longest caption), or None when not capped."""
+        factor = self.settings["max_length_factor"]
+        if factor is None:
+            return None
+        texts = {name: getattr(steps, name) for name in TEXT_STEPS}
+        texts["caption"] = max(steps.caption, key=len, default="")
+        return {name: math.ceil(factor * len(text)) + LENGTH_SLACK for name, text in texts.items()}
 
     def rewrite(
         self,
@@ -209,7 +227,7 @@ class Rewriter:
         problems: list[str] = []
         for attempt in (1, 2):
             try:
-                content = self.ask(messages, seed, len(steps.caption), record)
+                content = self.ask(messages, seed, len(steps.caption), record, self.max_lengths(steps))
             except (BudgetExhausted, CallFailed) as why:
                 self.say_opened()
                 return self.fallback(steps, record, str(why))
@@ -237,7 +255,14 @@ class Rewriter:
                 file=sys.stderr,
             )
 
-    def ask(self, messages: list[dict[str, str]], seed: int, n_captions: int, record: dict[str, Any]) -> str:
+    def ask(
+        self,
+        messages: list[dict[str, str]],
+        seed: int,
+        n_captions: int,
+        record: dict[str, Any],
+        max_lengths: dict[str, int] | None = None,
+    ) -> str:
         """The reply to ``messages``, asked for with the steps' JSON schema unless the endpoint refused it (then with
         plain JSON instructions); notes the format and the first cache key in ``record``."""
         if not self.refusals.refused():
@@ -246,7 +271,7 @@ class Rewriter:
             record.setdefault("key", key[:16])
             record["format"] = "json_schema"
             try:
-                return self.complete(messages, key, seed, response_format=response_format(n_captions))
+                return self.complete(messages, key, seed, response_format=response_format(n_captions, max_lengths))
             except CallFailed as why:
                 if not refuses_schema(why):
                     raise

@@ -27,27 +27,35 @@ CREATE TABLE IF NOT EXISTS schema_refusals (endpoint TEXT NOT NULL, model TEXT N
 """
 
 
-def steps_schema(n_captions: int) -> dict[str, Any]:
-    """The JSON schema of a rewrite: the five steps, the captions a list of exactly ``n_captions`` strings."""
-    text = {"type": "string"}
+def steps_schema(n_captions: int, max_lengths: dict[str, int] | None = None) -> dict[str, Any]:
+    """The JSON schema of a rewrite: the five steps, the captions a list of exactly ``n_captions`` strings.
+
+    ``max_lengths`` (step name -> characters; "caption" caps every caption) adds ``maxLength`` to those strings,
+    so a server that constrains decoding to the schema closes a string that a small model would otherwise repeat
+    until ``max_tokens`` runs out. It bounds only the length of the reply: what is in it is checked as before."""
+    caps = max_lengths or {}
+
+    def text(name: str) -> dict[str, Any]:
+        return {"type": "string", "maxLength": caps[name]} if name in caps else {"type": "string"}
+
     return {
         "type": "object",
         "properties": {
-            "summary": text,
-            "caption": {"type": "array", "items": text, "minItems": n_captions, "maxItems": n_captions},
-            "text2img": text,
-            "img2img": text,
-            "conclusion": text,
+            "summary": text("summary"),
+            "caption": {"type": "array", "items": text("caption"), "minItems": n_captions, "maxItems": n_captions},
+            "text2img": text("text2img"),
+            "img2img": text("img2img"),
+            "conclusion": text("conclusion"),
         },
         "required": ["summary", "caption", "text2img", "img2img", "conclusion"],
         "additionalProperties": False,
     }
 
 
-def response_format(n_captions: int) -> dict[str, Any]:
+def response_format(n_captions: int, max_lengths: dict[str, int] | None = None) -> dict[str, Any]:
     return {
         "type": "json_schema",
-        "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": steps_schema(n_captions)},
+        "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": steps_schema(n_captions, max_lengths)},
     }
 
 
