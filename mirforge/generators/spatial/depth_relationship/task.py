@@ -354,6 +354,7 @@ def _plan_order(scene: Scene, depth: np.ndarray, clear: np.ndarray, rng: np.rand
     # table[v][a][b] = +1: a farther than b in view v, -1 nearer, 0 a near-tie (the search below reads it ~10^5 times)
     diff = depth[:, :, None] - depth[:, None, :]
     table = np.where(diff >= margin, 1, np.where(diff <= -margin, -1, 0)).tolist()
+    shown = clear.tolist()
 
     for _ in range(PLAN_TRIES):
         views = [int(v) for v in rng.permutation(n_views)]
@@ -381,11 +382,12 @@ def _plan_order(scene: Scene, depth: np.ndarray, clear: np.ndarray, rng: np.rand
             sets = list(itertools.permutations(rest, c))
             for ds in [sets[int(k)] for k in rng.permutation(len(sets))[:DISTRACTOR_SETS]]:
                 refs = []
+                taken = {a, *xs, *ds}
                 for k, v in enumerate(views):
                     if uses[k] is not None:
                         cands = [xs[uses[k]]]
                     else:
-                        cands = [r for r in range(n_obj) if r not in (a, *xs, *ds) and clear[v, r]]
+                        cands = [r for r in range(n_obj) if r not in taken and shown[v][r]]
                     sv = table[v]
                     ok = [
                         r
