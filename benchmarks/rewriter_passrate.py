@@ -174,6 +174,7 @@ def report(results: list[dict], templates: dict[str, dict]) -> None:
     for mode in MODES:
         result = by_mode[mode]
         formats = Counter(rec["provenance"]["rewriter"].get("format") for rec in result["records"])
+        outcomes = Counter(rec["provenance"]["rewriter"]["outcome"] for rec in result["records"])
         reasons = Counter(
             short(rec["provenance"]["rewriter"].get("reason", ""))
             for rec in result["records"]
@@ -181,7 +182,8 @@ def report(results: list[dict], templates: dict[str, dict]) -> None:
         )
         print(
             f"\n{mode}: {result['calls']} requests ({result['refused']} refused for response_format), "
-            f"formats {dict(formats)}, {result['seconds']:.0f} s"
+            f"formats {dict(formats)}, outcomes {dict(outcomes)} (a copy of the template is 'unchanged', no pass), "
+            f"{result['seconds']:.0f} s"
         )
         for reason, n in reasons.most_common(8):
             print(f"  {n} x {reason}")

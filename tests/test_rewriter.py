@@ -185,6 +185,12 @@ def test_faithful_rewrite_is_accepted(server, tmp_path):
     assert request["temperature"] == 0.0 and request["model"] == "m"
 
 
+def test_a_word_for_word_copy_is_recorded_as_unchanged(tmp_path):
+    with OpenAIServer(lambda request, images: reply(original_steps(request))) as copier:
+        steps, record = rewrite(Rewriter(config(copier), tmp_path / "llm.sqlite"))
+    assert steps == STEPS and record["outcome"] == "unchanged" and record["attempts"] == 1
+
+
 @pytest.mark.parametrize("case", ["changed number", "changed letter", "dropped entity"])
 def test_unfaithful_rewrite_is_retried_once_then_the_template_kept(tmp_path, case):
     bad, expected = UNFAITHFUL[case]

@@ -7,7 +7,8 @@ named, and a second failure keeps the template. Requests go through mirforge's o
 (:class:`mirforge.models.llm.LLMClient`: the ``openai`` client's own retries, the on-disk cache of
 :mod:`mirforge.models.cache`) keyed by (model, messages, parameters, instance seed), so a rerun makes no calls and
 writes the same bytes. The provenance therefore records only what a rerun reproduces: model, endpoint host, outcome
-and the cache key, not whether this particular run hit the cache (the client's ``cache_hits`` counts that).
+(``rewritten``; ``unchanged`` when the reply is faithful but word for word the template; ``fallback``, with the
+reason) and the cache key, not whether this particular run hit the cache (the client's ``cache_hits`` counts that).
 
 The faithfulness check is :func:`mirforge.templates.faithfulness.check_rewrite`: the numbers, boxes, names, image
 references and answer letter of every step, and the claims it makes (relations, orders, what each option letter is
@@ -237,8 +238,9 @@ class Rewriter:
             except ReplyError as why:
                 problems = [str(why)]
             if not problems:
-                self.stats["rewritten"] += 1
-                return candidate, {**record, "outcome": "rewritten", "attempts": attempt}
+                outcome = "unchanged" if candidate == steps else "rewritten"  # a faithful copy is not a rewrite
+                self.stats[outcome] += 1
+                return candidate, {**record, "outcome": outcome, "attempts": attempt}
             messages = retry_messages(messages, content, problems)
         return self.fallback(steps, record, "unfaithful: " + "; ".join(problems[:3]))
 
