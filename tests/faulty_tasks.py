@@ -9,6 +9,8 @@ workers, a driver started as a command, Ray workers) find the task.
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import threading
 import time
@@ -20,7 +22,7 @@ import numpy as np
 
 from mirforge.task import Needs, Question, Rendered, Task, TaskConfig, place
 
-FAULTS = ("", "sleep", "loop", "loop_on_even", "exit", "unpicklable", "lock", "error")
+FAULTS = ("", "sleep", "loop", "loop_on_even", "exit", "unpicklable", "lock", "error", "crash", "crash_once")
 
 
 class Unpicklable(Exception):
@@ -44,6 +46,7 @@ class FaultyConfig(TaskConfig):
     fault: str = ""  # one of FAULTS
     seconds: float = 0.0  # how long "sleep" sleeps in sample()
     big: int = 0  # length of a list in the step facts, for templates that loop over it
+    marker: str = ""  # "crash_once": the file whose absence makes the next sample() kill its process (and create it)
 
     def validate(self) -> None:
         super().validate()
@@ -70,6 +73,10 @@ class Faulty(Task):
                 pass
         elif fault == "exit":
             sys.exit(0)
+        elif fault == "crash" or (fault == "crash_once" and not os.path.exists(self.config.marker)):
+            if fault == "crash_once":
+                open(self.config.marker, "x").close()
+            os.kill(os.getpid(), signal.SIGKILL)  # as a native crash or the OOM killer ends a worker
         elif fault == "unpicklable":
             raise Unpicklable("sampler", value)
         elif fault == "lock":

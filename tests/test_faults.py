@@ -65,6 +65,31 @@ def test_sys_exit_in_a_plugin_fails_the_command(tmp_path):
     assert not list(out.glob("instances/**/*.jsonl"))
 
 
+# -- a worker that dies ------------------------------------------------------------------------------------------
+def dataset_bytes(out) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(out)): p.read_bytes()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and p.name not in ("manifest.json", ".lock")
+    }
+
+
+def test_a_worker_killed_once_is_replaced_and_the_run_completes_with_the_same_bytes(tmp_path, capfd):
+    marker = tmp_path / "crashed"
+    generate(faulty("crash_once", n=6, marker=str(marker)), tmp_path / "out", workers=2, progress=False)
+    warning = capfd.readouterr().err
+    assert marker.exists() and "a worker process died" in warning and "go to a fresh pool (1 of 2" in warning
+    generate(faulty(n=6), tmp_path / "clean", workers=2, progress=False)
+    made, clean = dataset_bytes(tmp_path / "out"), dataset_bytes(tmp_path / "clean")
+    assert len([p for p in made if p.endswith(".jsonl")]) == 6 and made == clean
+    assert not [p for p in (tmp_path / "out").rglob("*") if ".tmp-" in p.name]
+
+
+def test_a_shard_that_kills_every_worker_fails_the_run_after_the_restarts(tmp_path):
+    with pytest.raises(MirforgeError, match="a worker process died .*, 3 times; complete shards are kept"):
+        generate(faulty("crash", n=2), tmp_path / "out", workers=2, progress=False)
+
+
 # -- time limits -------------------------------------------------------------------------------------------------
 def test_a_hung_plugin_times_out_and_fails_naming_task_and_index(tmp_path):
     config = faulty("loop", instance_timeout=0.3, max_tries=2)

@@ -11,7 +11,7 @@ import errno
 import hashlib
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from mirforge.dataset.layout import LOCK, MANIFEST, TMP_MARK
@@ -84,9 +84,12 @@ def check_writable(out: Path) -> None:
         raise InputError(f"--out: {out} is not empty and holds no {MANIFEST}; choose an empty or new folder")
 
 
-def remove_temporaries(root: Path) -> int:
+def remove_temporaries(root: Path, pids: Sequence[int] | None = None) -> int:
+    """Remove the files writers left under temporary names below ``root`` (only those of ``pids`` when given)."""
     count = 0
-    for path in root.rglob(f"*{TMP_MARK}*"):
-        path.unlink(missing_ok=True)
-        count += 1
+    patterns = [f"*{TMP_MARK}*"] if pids is None else [f"*{TMP_MARK}{pid}" for pid in pids]
+    for pattern in patterns:
+        for path in root.rglob(pattern):
+            path.unlink(missing_ok=True)
+            count += 1
     return count
