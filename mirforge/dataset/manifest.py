@@ -12,7 +12,6 @@ import json
 import platform
 import socket
 import time
-import zlib
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from mirforge.errors import InputError
 
 VERSIONED = (
     "numpy",
+    "isal",  # the PNGs' deflate
     "trimesh",
     "moderngl",
     "glcontext",
@@ -40,7 +40,7 @@ VERSIONED = (
 
 
 def package_versions() -> dict[str, str]:
-    found = {"python": platform.python_version(), "mirforge": __version__, "zlib": zlib.ZLIB_RUNTIME_VERSION}
+    found = {"python": platform.python_version(), "mirforge": __version__}
     for name in VERSIONED:
         try:
             found[name] = version(name)
