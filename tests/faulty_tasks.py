@@ -54,6 +54,15 @@ class FaultyConfig(TaskConfig):
             raise ValueError(f"fault: one of {FAULTS}")
 
 
+def _first_to_mark(path: str) -> bool:
+    """Create ``path``; False when some process already did (workers race for it)."""
+    try:
+        open(path, "x").close()
+    except FileExistsError:
+        return False
+    return True
+
+
 class Faulty(Task):
     name = "faulty"
     category = "analytical"
@@ -73,9 +82,7 @@ class Faulty(Task):
                 pass
         elif fault == "exit":
             sys.exit(0)
-        elif fault == "crash" or (fault == "crash_once" and not os.path.exists(self.config.marker)):
-            if fault == "crash_once":
-                open(self.config.marker, "x").close()
+        elif fault == "crash" or (fault == "crash_once" and _first_to_mark(self.config.marker)):
             os.kill(os.getpid(), signal.SIGKILL)  # as a native crash or the OOM killer ends a worker
         elif fault == "unpicklable":
             raise Unpicklable("sampler", value)

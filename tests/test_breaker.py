@@ -40,8 +40,9 @@ def rewrite(rewriter: Rewriter, seed: int) -> dict[str, Any]:
 
 
 def echo(request: dict[str, Any], images: list) -> str:
-    """A faithful 'rewrite': the original steps as they came."""
-    return json.dumps(json.loads(request["messages"][1]["content"].split("Original steps (JSON):\n", 1)[1]))
+    """A faithful rewrite: the original steps with a lead-in to the summary (a word-for-word copy is 'unchanged')."""
+    steps = json.loads(request["messages"][1]["content"].split("Original steps (JSON):\n", 1)[1])
+    return json.dumps({**steps, "summary": "In short: " + steps["summary"]})
 
 
 def test_the_defaults_keep_a_hanging_endpoint_under_two_minutes_for_the_whole_run():
