@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -84,18 +85,9 @@ class Camera:
     half_extent: float = 3.0  # orthographic: half the visible width and height
 
     def pose(self) -> np.ndarray:
-        """Camera-to-world matrix in OpenGL convention (looks along its local -z, +y up)."""
-        eye, target, up = (np.asarray(v, dtype=float) for v in (self.eye, self.target, self.up))
-        back = eye - target
-        back /= np.linalg.norm(back)
-        right = np.cross(up, back)
-        if np.linalg.norm(right) < 1e-9:
-            raise ValueError(f"camera up vector {self.up} is parallel to its viewing direction")
-        right /= np.linalg.norm(right)
-        true_up = np.cross(back, right)
-        m = np.eye(4)
-        m[:3, 0], m[:3, 1], m[:3, 2], m[:3, 3] = right, true_up, back, eye
-        return m
+        """Camera-to-world matrix in OpenGL convention (looks along its local -z, +y up); a fresh copy each call
+        (layout searches ask the same camera thousands of times)."""
+        return _camera_pose(self).copy()
 
     def project(self, points: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
         """World points -> (pixel x/y array, depth along the view axis) for a square image of ``size``."""
@@ -109,6 +101,21 @@ class Camera:
             ndc = cam[:, :2] * f / depth[:, None]
         px = np.c_[(ndc[:, 0] + 1) * size / 2, (1 - ndc[:, 1]) * size / 2]
         return px, depth
+
+
+@lru_cache(maxsize=1024)
+def _camera_pose(cam: Camera) -> np.ndarray:
+    eye, target, up = (np.asarray(v, dtype=float) for v in (cam.eye, cam.target, cam.up))
+    back = eye - target
+    back /= np.linalg.norm(back)
+    right = np.cross(up, back)
+    if np.linalg.norm(right) < 1e-9:
+        raise ValueError(f"camera up vector {cam.up} is parallel to its viewing direction")
+    right /= np.linalg.norm(right)
+    true_up = np.cross(back, right)
+    m = np.eye(4)
+    m[:3, 0], m[:3, 1], m[:3, 2], m[:3, 3] = right, true_up, back, eye
+    return m
 
 
 @dataclass(frozen=True)
