@@ -138,7 +138,9 @@ def test_sigkill_at_seeded_random_moments_then_resume(uninterrupted, tmp_path):
 
 
 @pytest.mark.slow
-def test_sigkill_of_one_worker_fails_clearly_and_a_rerun_completes(uninterrupted, tmp_path):
+def test_sigkill_of_one_worker_is_survived_with_the_same_bytes(uninterrupted, tmp_path):
+    """A worker killed mid-run (as a native crash or the OOM killer would) is replaced: one warning line, and the
+    dataset is byte-identical to an uninterrupted run's."""
     reference, _ = uninterrupted
     out = tmp_path / "worker-killed"
     proc = subprocess.Popen(
@@ -156,19 +158,17 @@ def test_sigkill_of_one_worker_fails_clearly_and_a_rerun_completes(uninterrupted
         time.sleep(1.0)
         os.kill(workers[0], signal.SIGKILL)
         try:
-            _, stderr = proc.communicate(timeout=120)
+            _, stderr = proc.communicate(timeout=300)
         except subprocess.TimeoutExpired:
             pytest.fail("generate hangs after one of its workers was killed")
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert proc.returncode == 1, stderr
-    assert stderr.strip().splitlines() == [stderr.strip()], f"not one line: {stderr}"
-    assert "worker process died" in stderr and "rerun the same command to resume" in stderr
+    assert proc.returncode == 0, stderr
+    warnings = [line for line in stderr.splitlines() if "worker process died" in line]
+    assert len(warnings) == 1 and "go to a fresh pool (1 of 2 restarts)" in warnings[0], stderr
     assert not spawned_workers(proc.pid)
-    check_partial(out)
-    mirforge(*ARGS, "--workers", "2", "--out", str(out))
     check_final(out, reference)
 
 
