@@ -320,8 +320,8 @@ def catalogue_kinds(family: str, kinds: tuple[str, ...] = (), materials: tuple[s
 
 
 def kind_variants(kind: str, materials: tuple[str, ...] = ()) -> tuple[int, ...]:
-    """The variants of ``kind`` scenes draw from: the first ``VARIANTS_PER_KIND``, or with ``materials`` the first
-    of those whose main material is one of them."""
+    """The variants of ``kind`` scenes draw from: the first ``VARIANTS_PER_KIND`` base variants, or with
+    ``materials`` the first ``VARIANTS_PER_KIND`` of those whose main material is one of them."""
     if not materials:
         return tuple(range(VARIANTS_PER_KIND))
     from mirforge.render.objects import get_kind, variants

@@ -109,7 +109,7 @@ class LocationRelationshipConfig(CatalogueConfig):
         return (self.family,) if self.family else self.families
 
     def kinds_needed(self) -> int:
-        return max(n - t + 1 for n, t in zip(self.objects_per_level, self.twins_per_level, strict=True))
+        return max(n - max(t - 1, 0) for n, t in zip(self.objects_per_level, self.twins_per_level, strict=True))
 
 
 @dataclass(frozen=True)
