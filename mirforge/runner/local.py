@@ -99,6 +99,7 @@ def _run_pool(
     processes: list = []
     try:
         pending = {pool.submit(run_shard, shard, config, root, upload) for shard in shards}
+        # every worker is started by now; a broken pool forgets its own, so keep them
         processes = list((getattr(pool, "_processes", None) or {}).values())
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -106,13 +107,11 @@ def _run_pool(
                 try:
                     result = future.result()
                 except BrokenProcessPool:
-                    processes = list((getattr(pool, "_processes", None) or {}).values()) or processes
-                    raise WorkerDied([p.pid for p in processes if p.pid is not None]) from None
+                    raise WorkerDied([p.pid for p in processes]) from None
                 yield result
     finally:
         # Stop at once on an error or an interrupt: the executor has no public way to end running workers, and
         # waiting for their shards to finish could take minutes. Their temporary files are removed on resume.
-        processes = list((getattr(pool, "_processes", None) or {}).values()) or processes
         pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             process.terminate()

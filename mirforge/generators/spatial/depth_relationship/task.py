@@ -130,9 +130,6 @@ class DepthRelationship(Task):
     Config = DepthRelationshipConfig
     variants = 2 * len(FAMILIES)  # question form and scene family of an index, balanced over every block
 
-    def _catalogue(self) -> dict[str, tuple[str, ...]]:
-        return {"kinds": self.config.kinds, "materials": self.config.materials}
-
     def knobs(self, level: int) -> dict[str, Any]:
         c, i = self.config, self.levels.index(level)
         return {
@@ -155,9 +152,10 @@ class DepthRelationship(Task):
         form, family = forms[v % 2 % len(forms)], families[v // 2 % len(families)]
         radius = everyday_radius(k["n_objects"])
         pair = bool(rng.uniform() < PAIR_SHARE) and family != "shapes"
-        objects = arrange(
-            rng, everyday_objects(rng, family, k["n_objects"], pair=pair, **self._catalogue()), radius=radius
+        drawn = everyday_objects(
+            rng, family, k["n_objects"], pair=pair, kinds=self.config.kinds, materials=self.config.materials
         )
+        objects = arrange(rng, drawn, radius=radius)
         cameras, _ = camera_ring(rng, k["n_views"], radius=radius, distance=CAMERA_DISTANCE)
         if not all_in_frame(objects, cameras, self.image_size):
             raise Reject("an object leaves the frame")

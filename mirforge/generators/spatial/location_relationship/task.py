@@ -136,9 +136,6 @@ class LocationRelationship(Task):
     # image picks the twin meant (_naive), whether the cue's word agrees with the answer (_agrees), the scene family
     variants = 8 * len(FAMILIES)
 
-    def _catalogue(self) -> dict[str, tuple[str, ...]]:
-        return {"kinds": self.config.kinds, "materials": self.config.materials}
-
     def knobs(self, level: int) -> dict[str, Any]:
         c, i = self.config, self.levels.index(level)
         return {
@@ -162,9 +159,10 @@ class LocationRelationship(Task):
         kind, family = kinds[v % 2 % len(kinds)], families[v // 8 % len(families)]
         m = k["twins"]
         radius = everyday_radius(k["n_objects"])
-        objects = arrange(
-            rng, everyday_objects(rng, family, k["n_objects"], twins=m, **self._catalogue()), radius=radius
+        drawn = everyday_objects(
+            rng, family, k["n_objects"], twins=m, kinds=self.config.kinds, materials=self.config.materials
         )
+        objects = arrange(rng, drawn, radius=radius)
         n_views = m - 1 + (k["asked_views"] if kind == "relation" else self.config.n_options)
         cameras, _ = camera_ring(rng, n_views, radius=radius, distance=CAMERA_DISTANCE)
         if not all_in_frame(objects, cameras, self.image_size):
