@@ -17,10 +17,10 @@ runs), the rewriter pointed at a loopback front (tests/openai_server.py) that fo
 The modes run one after the other against one slot of the server (``--ctx`` tokens: a retry holds the first
 reply too, so 8192), so each request has all ``--threads`` to itself: run side by side as two slots, each request
 got half the threads, and on a shared two-core machine a reply of ~1,500 tokens took minutes. In ``json_schema``
-mode each string of the schema is capped at ``--max-length-factor`` times its template step's length (the
-rewriter's ``max_length_factor``; maxLength), so a model that repeats itself in a loop is stopped there rather
-than at ``--max-tokens``; the faithfulness check is the same. The rewriter's per-request timeout is raised to
-``--timeout`` (the command's default is 25 s). Prints the pass rate per task and mode, the reasons of the
+mode each string of the schema is capped at ``--max-length-factor`` times its template step's length (what
+``mirforge generate --rewrite-length-cap`` sets; maxLength), so a model that repeats itself in a loop is stopped
+there rather than at ``--max-tokens``; the faithfulness check is the same. The rewriter's per-request timeout is
+raised to ``--timeout`` (the command's default is 25 s). Prints the pass rate per task and mode, the reasons of the
 fallbacks, the generation speed (tokens/s from llama.cpp's timings), and one accepted rewrite per task with the
 template step it rewrote; writes the datasets under ``--out``.
 """

@@ -69,6 +69,8 @@ CASES = [
      "--base-url"),
     ("base-url-plain-http", None, {},
      ["--n", "1", "--rewriter", "openai", "--model", "m", "--base-url", "http://10.1.2.3:8000/v1"], "--base-url"),
+    ("rewrite-length-cap-half", None, {},
+     ["--n", "1", "--rewriter", "openai", "--model", "m", "--rewrite-length-cap", "0.5"], "--rewrite-length-cap"),
     ("rewrite-timeout-zero", None, {}, ["--n", "1", "--rewriter", "openai", "--model", "m", "--rewrite-timeout", "0"],
      "--rewrite-timeout"),
     ("manifest-splits-list", manifest_edit(lambda d: d.update(splits=[])), {}, ["--n", "2"], "'splits'"),

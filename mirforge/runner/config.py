@@ -126,6 +126,7 @@ class RunConfig:
                 values["rewrite_max_calls"],
                 values["allow_insecure_endpoint"],
                 values["rewrite_timeout"],
+                values["rewrite_length_cap"],
             ),
             realism=_realism(values),
         )
@@ -264,10 +265,21 @@ def _rewriter(
     max_calls: int | None,
     allow_insecure: bool = False,
     timeout: float | None = None,
+    length_cap: float | None = None,
 ) -> dict[str, Any] | None:
     if backend is None:
-        if model or base_url or max_calls is not None or allow_insecure or timeout is not None:
-            flags = "--model/--base-url/--rewrite-max-calls/--rewrite-timeout/--allow-insecure-endpoint"
+        if (
+            model
+            or base_url
+            or max_calls is not None
+            or allow_insecure
+            or timeout is not None
+            or length_cap is not None
+        ):
+            flags = (
+                "--model/--base-url/--rewrite-max-calls/--rewrite-timeout/--rewrite-length-cap/"
+                "--allow-insecure-endpoint"
+            )
             raise InputError(f"{flags} need --rewriter openai")
         return None
     if backend != "openai":
@@ -279,6 +291,8 @@ def _rewriter(
         raise InputError(f"--rewrite-max-calls: must be >= 0, got {max_calls}")
     if timeout is not None and not 0 < timeout <= 3600:
         raise InputError(f"--rewrite-timeout: must be a number of seconds in (0, 3600], got {timeout}")
+    if length_cap is not None and not 1 <= length_cap <= 10:
+        raise InputError(f"--rewrite-length-cap: must be a factor from 1 to 10 (e.g. 1.3), got {length_cap}")
     try:
         import openai  # noqa: F401
     except ImportError:
@@ -288,6 +302,8 @@ def _rewriter(
         rewriter["allow_insecure_endpoint"] = True
     if timeout is not None:  # recorded only when given: a config from before the option stays the same
         rewriter["timeout"] = float(timeout)
+    if length_cap is not None:  # likewise
+        rewriter["max_length_factor"] = float(length_cap)
     return rewriter
 
 

@@ -159,6 +159,13 @@ OPTIONS: tuple[Option, ...] = (
         "costs a run under 2 minutes).",
     ),
     Option(
+        "rewrite_length_cap",
+        float,
+        None,
+        "With structured outputs, cap each rewritten step at this many times its template's length (plus 40 "
+        "characters), so a small model that repeats itself is stopped by the server's grammar (e.g. 1.3).",
+    ),
+    Option(
         "allow_insecure_endpoint",
         bool,
         False,
