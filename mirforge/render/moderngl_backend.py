@@ -648,8 +648,8 @@ def _object_vertices(objects: tuple[Object3D, ...]) -> np.ndarray:
         positions, normals = triangle_soup(key, level)
         stacked = np.stack([poses[draws[k][0]] for k in members])
         linear = stacked[:, :3, :3]
-        world = np.einsum("kij,vj->kvi", linear, positions) + stacked[:, None, :3, 3]
-        world_normals = np.einsum("vj,kji->kvi", normals, np.linalg.inv(linear))  # the inverse transpose, on rows
+        world = positions @ linear.transpose(0, 2, 1) + stacked[:, None, :3, 3]
+        world_normals = normals @ np.linalg.inv(linear)  # the inverse transpose, on rows
         world_normals /= np.linalg.norm(world_normals, axis=2, keepdims=True)
         for n, k in enumerate(members):
             i, (_, _, color, surface) = draws[k]
@@ -784,11 +784,16 @@ def smooth_edges(rgb: np.ndarray, ids: np.ndarray) -> None:
     edge[:, :-1] |= step
     edge[[0, -1]] = False
     edge[:, [0, -1]] = False
-    ys, xs = np.nonzero(edge)
-    p = rgb.astype(np.uint16)
-    cross = p[ys - 1, xs] + p[ys + 1, xs] + p[ys, xs - 1] + p[ys, xs + 1]
-    corners = p[ys - 1, xs - 1] + p[ys - 1, xs + 1] + p[ys + 1, xs - 1] + p[ys + 1, xs + 1]
-    rgb[ys, xs] = ((8 * p[ys, xs] + 2 * cross + corners + 10) // 20).astype(np.uint8)
+    at, w = np.flatnonzero(edge), ids.shape[1]  # flat indices: a 1-D gather is half the cost of (row, column) pairs
+    pixels = rgb.reshape(-1, 3)
+    if not np.shares_memory(pixels, rgb):
+        raise ValueError("smooth_edges works in place: rgb must be C-contiguous")
+
+    def around(*offsets: int) -> np.ndarray:
+        return sum(pixels[at + d].astype(np.uint16) for d in offsets)
+
+    total = 8 * around(0) + 2 * around(-w, w, -1, 1) + around(-w - 1, -w + 1, w - 1, w + 1)
+    pixels[at] = ((total + 10) // 20).astype(np.uint8)
 
 
 def _depth_reader(d: np.ndarray, cam: Camera, ids: np.ndarray):
