@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "d9a8494f2d22d5935c030f7d82b799f1aa05157721cfaa4c9acd5f2e6ae41954",
-    ("all", 20, 3): "0cafb98cd80ccf825921b1043c623c48f23afb15d05d2d284857277aba71e4cb",
+    ("all", 3, 3): "6a94053366de879cf5ea03458047de8089f0074e04084210322088701d9cd35c",
+    ("all", 20, 3): "3480b384acaf37227de09b52ac791df4e8e241bbeeaae2483c8e7b0b5ff7183c",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

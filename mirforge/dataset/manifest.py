@@ -34,8 +34,7 @@ VERSIONED = (
     "matplotlib",
     "jinja2",
     "jsonschema",
-    "moviepy",
-    "imageio-ffmpeg",
+    "av",  # FFmpeg and libx264 of the filmed clips
 )
 
 

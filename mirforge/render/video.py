@@ -1,8 +1,8 @@
 """Video clips: write frames to an H.264 mp4, read frames back at chosen times, measure how objects moved.
 
-The sequential tasks film their scenes: frames are encoded to a real mp4 (moviepy driving the ffmpeg binary
-that imageio-ffmpeg ships), frames are pulled back out of the file with ``cv2.VideoCapture`` exactly as one
-would from any video, and the objects' positions are measured in those decoded frames. Their clips code every
+The sequential tasks film their scenes: frames are encoded to a real mp4 (libx264 through PyAV's FFmpeg, in
+memory: an encoder process per clip cost three times as much), frames are decoded back out of the mp4 exactly as
+one would from any video, and the objects' positions are measured in those decoded frames. Their clips code every
 frame on its own (:func:`film`), so only the frames a question shows need drawing unless the clip is kept.
 Offsets, speeds and directions computed from the measurements are what the verifiers check answers against.
 
@@ -34,11 +34,14 @@ blob centroids move by well under a pixel (see ``CENTROID_TOLERANCE_PX``).
 
 from __future__ import annotations
 
+import io
 import math
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -63,6 +66,51 @@ class Clip:
     lossless: bool
 
 
+def encode_clip(
+    frames: Sequence[np.ndarray],
+    fps: float,
+    *,
+    lossless: bool = False,
+    crf: int = 18,
+    intra_qp: int | None = None,
+) -> bytes:
+    """The bytes of an H.264 mp4 of RGB frames (all H x W x 3 uint8, even H and W), one frame per 1 / ``fps`` s.
+
+    ``intra_qp`` codes every frame on its own (keyframes only) at that fixed quantiser instead of ``crf``: a frame
+    then decodes to the same pixels whichever frames share its clip (rate control and motion prediction both look
+    across frames). Chroma is subsampled by area averaging (swscale's default, bicubic, left 13% more error).
+    """
+    import av
+
+    if len(frames) < 1:
+        raise ValueError("a clip needs at least one frame")
+    h, w = frames[0].shape[:2]
+    if h % 2 or w % 2:
+        raise ValueError(f"H.264 needs even frame sizes, got {w} x {h}")
+    if any(f.shape != frames[0].shape or f.dtype != np.uint8 or f.ndim != 3 for f in frames):
+        raise ValueError("all frames must be H x W x 3 uint8 arrays of one shape")
+    if lossless:
+        codec, pix_fmt, options = "libx264rgb", "rgb24", {"crf": "0"}
+    elif intra_qp is not None:
+        codec, pix_fmt, options = "libx264", "yuv420p", {"qp": str(int(intra_qp))}
+    else:
+        codec, pix_fmt, options = "libx264", "yuv420p", {"crf": str(int(crf))}
+    buffer = io.BytesIO()
+    with av.open(buffer, "w", format="mp4", container_options={"fflags": "+bitexact"}) as out:
+        stream = out.add_stream(codec, rate=Fraction(fps).limit_denominator(1001))
+        stream.width, stream.height, stream.pix_fmt = w, h, pix_fmt
+        stream.codec_context.thread_count = 1
+        stream.codec_context.gop_size = 1 if intra_qp is not None and not lossless else 250
+        stream.options = {**options, "preset": "ultrafast", "flags": "+bitexact"}
+        for frame in frames:
+            picture = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
+            if pix_fmt != "rgb24":
+                picture = picture.reformat(format=pix_fmt, interpolation="AREA")
+            out.mux(stream.encode(picture))
+        out.mux(stream.encode())
+    return buffer.getvalue()
+
+
 def write_clip(
     frames: Sequence[np.ndarray],
     path: str | Path,
@@ -72,47 +120,12 @@ def write_clip(
     crf: int = 18,
     intra_qp: int | None = None,
 ) -> Clip:
-    """Encode RGB frames (all H x W x 3 uint8, even H and W) to an H.264 mp4 at ``path``.
-
-    All frames are written (moviepy 2 drops the last one unless the duration is set explicitly). ``intra_qp``
-    codes every frame on its own (keyframes only) at that fixed quantiser instead of ``crf``: a frame then decodes
-    to the same pixels whichever frames share its clip (rate control and motion prediction both look across frames).
-    """
-    from moviepy import VideoClip
-
-    if len(frames) < 1:
-        raise ValueError("write_clip needs at least one frame")
-    h, w = frames[0].shape[:2]
-    if h % 2 or w % 2:
-        raise ValueError(f"H.264 needs even frame sizes, got {w} x {h}")
-    if any(f.shape != frames[0].shape or f.dtype != np.uint8 for f in frames):
-        raise ValueError("all frames must be uint8 arrays of one shape")
+    """Encode RGB frames to an H.264 mp4 at ``path`` (see :func:`encode_clip`)."""
+    data = encode_clip(frames, fps, lossless=lossless, crf=crf, intra_qp=intra_qp)
     path = Path(path)
-    # Frame k is written at t = k / fps. moviepy's ImageSequenceClip finds it by comparing t with float32 start
-    # times that can round above it (at 5 fps frame 12 was written twice as frame 11), so look frames up by
-    # rounding t * fps instead; half a frame more duration keeps int(duration * fps) from dropping the last one.
-    seq = [np.ascontiguousarray(f) for f in frames]
-    clip = VideoClip(lambda t: seq[min(len(seq) - 1, round(t * fps))], duration=(len(seq) + 0.5) / fps)
-    if lossless:
-        codec, params = "libx264rgb", ["-crf", "0"]
-    elif intra_qp is not None:
-        codec, params = "libx264", ["-qp", str(int(intra_qp)), "-g", "1", "-pix_fmt", "yuv420p"]
-    else:
-        codec, params = "libx264", ["-crf", str(int(crf)), "-pix_fmt", "yuv420p"]
-    try:
-        clip.write_videofile(
-            str(path),
-            fps=fps,
-            codec=codec,
-            audio=False,
-            preset="ultrafast",  # 2x faster than veryfast (ffmpeg start-up dominates the rest); clips are short
-            threads=1,
-            ffmpeg_params=[*params, "-bitexact", "-map_metadata", "-1"],
-            logger=None,
-        )
-    finally:
-        clip.close()
-    return Clip(path, path.read_bytes(), float(fps), len(frames), (w, h), lossless)
+    path.write_bytes(data)
+    h, w = frames[0].shape[:2]
+    return Clip(path, data, float(fps), len(frames), (w, h), lossless)
 
 
 # -- reading -------------------------------------------------------------------------------------------------
@@ -128,29 +141,41 @@ class VideoInfo:
         return self.n_frames / self.fps
 
 
-def _open(path: str | Path) -> cv2.VideoCapture:
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"video file {p} does not exist")
-    if p.stat().st_size == 0:
-        raise InputError(f"video file {p} is empty")
-    cap = cv2.VideoCapture(str(p))
-    if not cap.isOpened():
-        cap.release()
-        raise InputError(f"video file {p} could not be opened as a video (corrupt or not a video)")
-    return cap
+Source = str | Path | bytes  # a video file, or an mp4's bytes
 
 
-def video_info(path: str | Path) -> VideoInfo:
-    cap = _open(path)
+@contextmanager
+def _open(source: Source, name: str) -> Iterator[tuple[Any, Any]]:
+    """The container and its first video stream; every failure an InputError naming the file."""
+    import av
+
+    if not isinstance(source, bytes):
+        p = Path(source)
+        if not p.is_file():
+            raise InputError(f"video file {p} does not exist")
+        if p.stat().st_size == 0:
+            raise InputError(f"video file {p} is empty")
     try:
-        fps = float(cap.get(cv2.CAP_PROP_FPS))
-        n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
-        w, h = int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT))
+        container = av.open(io.BytesIO(source) if isinstance(source, bytes) else str(source))
+    except av.FFmpegError as exc:
+        raise InputError(f"video file {name} could not be opened as a video (corrupt or not a video: {exc})") from None
+    try:
+        if not container.streams.video:
+            raise InputError(f"video file {name} has no video stream")
+        stream = container.streams.video[0]
+        stream.thread_count = 1
+        yield container, stream
     finally:
-        cap.release()
+        container.close()
+
+
+def video_info(path: Source) -> VideoInfo:
+    name = "(bytes)" if isinstance(path, bytes) else str(path)
+    with _open(path, name) as (_, stream):
+        fps = float(stream.average_rate or stream.guessed_rate or 0)
+        n, w, h = int(stream.frames), int(stream.codec_context.width), int(stream.codec_context.height)
     if fps <= 0 or n <= 0 or w <= 0 or h <= 0:
-        raise InputError(f"video file {path} has no readable video stream (fps {fps}, {n} frames, {w} x {h})")
+        raise InputError(f"video file {name} has no readable video stream (fps {fps}, {n} frames, {w} x {h})")
     return VideoInfo(fps, n, w, h)
 
 
@@ -160,36 +185,40 @@ def frame_index(time_s: float, fps: float) -> int:
 
 
 def extract_frames(
-    path: str | Path, *, times: Sequence[float] | None = None, indices: Sequence[int] | None = None
+    path: Source, *, times: Sequence[float] | None = None, indices: Sequence[int] | None = None
 ) -> list[np.ndarray]:
-    """Decoded RGB frames at ``times`` (seconds) or frame ``indices``, in the order asked.
-
-    The file is decoded sequentially from the start (exact for every codec, and cheap for short clips).
+    """Decoded RGB frames of a video file (or an mp4's bytes) at ``times`` (seconds) or frame ``indices``, in the
+    order asked. The file is decoded sequentially from the start (exact for every codec, and cheap for short clips).
     """
+    import av
+
     if (times is None) == (indices is None):
         raise ValueError("give exactly one of times= or indices=")
+    name = "(bytes)" if isinstance(path, bytes) else str(path)
     info = video_info(path)
     wanted = [frame_index(t, info.fps) for t in times] if times is not None else [int(i) for i in indices]
     if not wanted:
         return []
     bad = [i for i in wanted if i < 0]
     if bad:
-        raise InputError(f"video file {path}: negative frame index or time ({bad[0]})")
+        raise InputError(f"video file {name}: negative frame index or time ({bad[0]})")
     last = max(wanted)
-    cap = _open(path)
     got: dict[int, np.ndarray] = {}
-    try:
-        for k in range(last + 1):
-            ok, bgr = cap.read()
-            if not ok:
-                raise InputError(
-                    f"video file {path}: could not decode frame {k} (needed frame {last}; "
-                    f"the file reports {info.n_frames} frames at {info.fps:g} fps); is it truncated?"
-                )
-            if k in wanted:
-                got[k] = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
-    finally:
-        cap.release()
+    k = -1
+    with _open(path, name) as (container, stream):
+        try:
+            for k, frame in enumerate(container.decode(stream)):
+                if k in wanted:
+                    got[k] = frame.to_ndarray(format="rgb24")
+                if k == last:
+                    break
+        except av.FFmpegError as exc:
+            raise InputError(f"video file {name}: could not decode frame {k + 1} ({exc}); is it truncated?") from None
+    if last not in got:
+        raise InputError(
+            f"video file {name}: could not decode frame {k + 1} (needed frame {last}; "
+            f"the file reports {info.n_frames} frames at {info.fps:g} fps); is it truncated?"
+        )
     return [got[i] for i in wanted]
 
 
@@ -329,16 +358,12 @@ def film(
     keep: bool = False,
 ) -> tuple[list[np.ndarray], bytes | None]:
     """Film a clip of ``n_frames`` frames, ``draw(f)`` giving frame ``f``, and return its decoded frames at
-    ``indices`` (and the mp4 bytes with ``keep``). The mp4 is written to a temporary file and read back.
+    ``indices`` (and the mp4 bytes with ``keep``). The mp4 is encoded in memory and decoded back.
 
     Every frame is coded on its own (``write_clip``'s ``intra_qp``), so a frame decodes the same whether or not
     the others are in the clip: without ``keep`` only the frames at ``indices`` are drawn and encoded.
     """
-    import tempfile
-
     wanted = range(n_frames) if keep else sorted(set(indices))
-    frames = [draw(f) for f in wanted]
-    with tempfile.TemporaryDirectory(prefix="mirforge-clip-") as tmp:
-        clip = write_clip(frames, os.path.join(tmp, "clip.mp4"), fps, lossless=lossless, intra_qp=INTRA_QP)
-        decoded = extract_frames(clip.path, indices=[wanted.index(i) for i in indices])
-        return decoded, (clip.data if keep else None)
+    data = encode_clip([draw(f) for f in wanted], fps, lossless=lossless, intra_qp=INTRA_QP)
+    decoded = extract_frames(data, indices=[wanted.index(i) for i in indices])
+    return decoded, (data if keep else None)

@@ -45,7 +45,7 @@ class ShardResult:
     pid: int = 0
     started: float = 0.0  # time.time() at the start and the end of the shard
     finished: float = 0.0
-    peak_rss_mb: float = 0.0  # the worker process's peak resident set size so far (children, e.g. ffmpeg, not included)
+    peak_rss_mb: float = 0.0  # the worker process's peak resident set size so far
 
 
 def peak_rss_mb() -> float:
