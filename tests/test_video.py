@@ -137,3 +137,23 @@ def test_keeping_the_video_never_changes_an_image(task_name):
     kept = generate(make_task(task_name, keep_video=True), 4, seed=3)
     plain = generate(make_task(task_name), 4, seed=3)
     assert kept.images == plain.images
+
+
+def test_a_container_without_a_frame_count_still_reads(tmp_path):
+    """Matroska stores no frame count; the count is estimated from the duration and every frame still decodes."""
+    import av
+
+    frames = _frames(12)
+    path = tmp_path / "clip.mkv"
+    with av.open(str(path), "w", format="matroska") as out:
+        stream = out.add_stream("libx264", rate=FPS)
+        stream.width, stream.height, stream.pix_fmt = frames[0].shape[1], frames[0].shape[0], "yuv420p"
+        for frame in frames:
+            out.mux(stream.encode(av.VideoFrame.from_ndarray(frame, format="rgb24")))
+        out.mux(stream.encode())
+    with av.open(str(path)) as probe:
+        assert probe.streams.video[0].frames == 0  # what the estimate is for
+    info = video_info(path)
+    assert abs(info.n_frames - 12) <= 1 and info.fps == FPS
+    last = extract_frames(path, indices=[11])[0]
+    assert np.abs(last.astype(int) - frames[11]).mean() < 3

@@ -100,7 +100,8 @@ def encode_clip(
         stream = out.add_stream(codec, rate=Fraction(fps).limit_denominator(1001))
         stream.width, stream.height, stream.pix_fmt = w, h, pix_fmt
         stream.codec_context.thread_count = 1
-        stream.codec_context.gop_size = 1 if intra_qp is not None and not lossless else 250
+        if intra_qp is not None and not lossless:
+            stream.codec_context.gop_size = 1  # keyframes only
         stream.options = {**options, "preset": "ultrafast", "flags": "+bitexact"}
         for frame in frames:
             picture = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
@@ -171,9 +172,15 @@ def _open(source: Source, name: str) -> Iterator[tuple[Any, Any]]:
 
 def video_info(path: Source) -> VideoInfo:
     name = "(bytes)" if isinstance(path, bytes) else str(path)
-    with _open(path, name) as (_, stream):
+    with _open(path, name) as (container, stream):
         fps = float(stream.average_rate or stream.guessed_rate or 0)
         n, w, h = int(stream.frames), int(stream.codec_context.width), int(stream.codec_context.height)
+        if n <= 0:  # containers such as Matroska do not store a frame count: estimate it from the duration
+            if stream.duration is not None and stream.time_base is not None:
+                seconds = float(stream.duration * stream.time_base)
+            else:
+                seconds = (container.duration or 0) / 1_000_000  # AV_TIME_BASE
+            n = round(seconds * fps)
     if fps <= 0 or n <= 0 or w <= 0 or h <= 0:
         raise InputError(f"video file {name} has no readable video stream (fps {fps}, {n} frames, {w} x {h})")
     return VideoInfo(fps, n, w, h)
