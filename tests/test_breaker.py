@@ -4,6 +4,7 @@ in its failing modes: an endpoint that answers 500 to everything, and one that h
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from mirforge.models.breaker import reset_breaker
 from mirforge.runner.config import RunConfig
 from mirforge.runner.run import generate
 from mirforge.task import Steps
-from mirforge.templates.rewriter import DEFAULTS, Rewriter
+from mirforge.templates.rewriter import DEFAULTS, LENGTH_SLACK, Rewriter
 
 from openai_server import OpenAIServer
 
@@ -142,10 +143,24 @@ def test_the_settings_reach_the_client(tmp_path):
     assert rewriter.llm.client.timeout == 0.5 and rewriter.llm.client.max_retries == 1
 
 
-def test_the_timeout_can_be_given_on_the_command_line(tmp_path):
+@pytest.mark.parametrize(
+    ("option", "value", "key", "applied"),
+    [
+        ("rewrite_timeout", 90, "timeout", lambda r: r.llm.client.timeout == 90.0),
+        (
+            "rewrite_length_cap",
+            1.3,
+            "max_length_factor",
+            lambda r: r.max_lengths(STEPS)["summary"] == math.ceil(1.3 * len(STEPS.summary)) + LENGTH_SLACK,
+        ),
+    ],
+)
+def test_an_optional_rewriter_setting_from_the_command_line_is_recorded_and_applied(
+    tmp_path, option, value, key, applied
+):
     options = {"tasks": "view_3d", "n": 1, "rewriter": "openai", "model": "m", "base_url": "http://127.0.0.1:9/v1"}
     config, _ = RunConfig.from_options({**options, "dry_run": True})
-    assert "timeout" not in config.rewriter  # the default: the split's identity stays as before the option
-    config, _ = RunConfig.from_options({**options, "dry_run": True, "rewrite_timeout": 90})
-    rewriter = Rewriter(config.rewriter, tmp_path / "c.sqlite")
-    assert config.rewriter["timeout"] == 90.0 and rewriter.llm.client.timeout == 90.0
+    assert key not in config.rewriter  # the default: the split's identity stays as before the option
+    config, _ = RunConfig.from_options({**options, "dry_run": True, option: value})
+    assert config.rewriter[key] == float(value)
+    assert applied(Rewriter(config.rewriter, tmp_path / "c.sqlite"))

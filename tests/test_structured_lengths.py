@@ -63,15 +63,3 @@ def test_the_factor_does_not_loosen_the_check(tmp_path):
     with OpenAIServer(lambda request, images: reply(type(STEPS)(**lie))) as srv:
         steps, record = rewrite(Rewriter(config(srv, max_length_factor=1.5), tmp_path / "llm.sqlite"))
     assert record["outcome"] == "fallback" and steps == STEPS and srv.count == 2
-
-
-def test_the_cap_can_be_given_on_the_command_line(tmp_path):
-    from mirforge.runner.config import RunConfig
-
-    options = {"tasks": "view_3d", "n": 1, "rewriter": "openai", "model": "m", "base_url": "http://127.0.0.1:9/v1"}
-    config, _ = RunConfig.from_options({**options, "dry_run": True})
-    assert "max_length_factor" not in config.rewriter  # the default: the split's identity stays as before the option
-    config, _ = RunConfig.from_options({**options, "dry_run": True, "rewrite_length_cap": 1.3})
-    rewriter = Rewriter(config.rewriter, tmp_path / "c.sqlite")
-    assert rewriter.settings["max_length_factor"] == 1.3
-    assert rewriter.max_lengths(STEPS)["summary"] == math.ceil(1.3 * len(STEPS.summary)) + LENGTH_SLACK
