@@ -145,8 +145,12 @@ class VideoInfo:
 Source = str | Path | bytes  # a video file, or an mp4's bytes
 
 
+def _name(source: Source) -> str:
+    return "(bytes)" if isinstance(source, bytes) else str(source)
+
+
 @contextmanager
-def _open(source: Source, name: str) -> Iterator[tuple[Any, Any]]:
+def _open(source: Source) -> Iterator[tuple[Any, Any]]:
     """The container and its first video stream; every failure an InputError naming the file."""
     import av
 
@@ -159,10 +163,12 @@ def _open(source: Source, name: str) -> Iterator[tuple[Any, Any]]:
     try:
         container = av.open(io.BytesIO(source) if isinstance(source, bytes) else str(source))
     except av.FFmpegError as exc:
-        raise InputError(f"video file {name} could not be opened as a video (corrupt or not a video: {exc})") from None
+        raise InputError(
+            f"video file {_name(source)} could not be opened as a video (corrupt or not a video: {exc})"
+        ) from None
     try:
         if not container.streams.video:
-            raise InputError(f"video file {name} has no video stream")
+            raise InputError(f"video file {_name(source)} has no video stream")
         stream = container.streams.video[0]
         stream.thread_count = 1
         yield container, stream
@@ -170,20 +176,23 @@ def _open(source: Source, name: str) -> Iterator[tuple[Any, Any]]:
         container.close()
 
 
-def video_info(path: Source) -> VideoInfo:
-    name = "(bytes)" if isinstance(path, bytes) else str(path)
-    with _open(path, name) as (container, stream):
-        fps = float(stream.average_rate or stream.guessed_rate or 0)
-        n, w, h = int(stream.frames), int(stream.codec_context.width), int(stream.codec_context.height)
-        if n <= 0:  # containers such as Matroska do not store a frame count: estimate it from the duration
-            if stream.duration is not None and stream.time_base is not None:
-                seconds = float(stream.duration * stream.time_base)
-            else:
-                seconds = (container.duration or 0) / 1_000_000  # AV_TIME_BASE
-            n = round(seconds * fps)
+def _info(source: Source, container: Any, stream: Any) -> VideoInfo:
+    fps = float(stream.average_rate or stream.guessed_rate or 0)
+    n, w, h = int(stream.frames), int(stream.codec_context.width), int(stream.codec_context.height)
+    if n <= 0:  # containers such as Matroska do not store a frame count: estimate it from the duration
+        if stream.duration is not None and stream.time_base is not None:
+            seconds = float(stream.duration * stream.time_base)
+        else:
+            seconds = (container.duration or 0) / 1_000_000  # AV_TIME_BASE
+        n = round(seconds * fps)
     if fps <= 0 or n <= 0 or w <= 0 or h <= 0:
-        raise InputError(f"video file {name} has no readable video stream (fps {fps}, {n} frames, {w} x {h})")
+        raise InputError(f"video file {_name(source)} has no readable video stream (fps {fps}, {n} frames, {w} x {h})")
     return VideoInfo(fps, n, w, h)
+
+
+def video_info(path: Source) -> VideoInfo:
+    with _open(path) as (container, stream):
+        return _info(path, container, stream)
 
 
 def frame_index(time_s: float, fps: float) -> int:
@@ -201,18 +210,18 @@ def extract_frames(
 
     if (times is None) == (indices is None):
         raise ValueError("give exactly one of times= or indices=")
-    name = "(bytes)" if isinstance(path, bytes) else str(path)
-    info = video_info(path)
-    wanted = [frame_index(t, info.fps) for t in times] if times is not None else [int(i) for i in indices]
-    if not wanted:
-        return []
-    bad = [i for i in wanted if i < 0]
-    if bad:
-        raise InputError(f"video file {name}: negative frame index or time ({bad[0]})")
-    last = max(wanted)
+    name = _name(path)
     got: dict[int, np.ndarray] = {}
     k = -1
-    with _open(path, name) as (container, stream):
+    with _open(path) as (container, stream):  # one open: the info and the frames
+        info = _info(path, container, stream)
+        wanted = [frame_index(t, info.fps) for t in times] if times is not None else [int(i) for i in indices]
+        if not wanted:
+            return []
+        bad = [i for i in wanted if i < 0]
+        if bad:
+            raise InputError(f"video file {name}: negative frame index or time ({bad[0]})")
+        last = max(wanted)
         try:
             for k, frame in enumerate(container.decode(stream)):
                 if k in wanted:
@@ -367,7 +376,7 @@ def film(
     """Film a clip of ``n_frames`` frames, ``draw(f)`` giving frame ``f``, and return its decoded frames at
     ``indices`` (and the mp4 bytes with ``keep``). The mp4 is encoded in memory and decoded back.
 
-    Every frame is coded on its own (``write_clip``'s ``intra_qp``), so a frame decodes the same whether or not
+    Every frame is coded on its own (``encode_clip``'s ``intra_qp``), so a frame decodes the same whether or not
     the others are in the clip: without ``keep`` only the frames at ``indices`` are drawn and encoded.
     """
     wanted = range(n_frames) if keep else sorted(set(indices))
