@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,22 @@ from mirforge.pipeline import attempts as pipeline_attempts
 from mirforge.registry import load
 from mirforge.runner.config import RunConfig
 from mirforge.task import Question, Rendered, Task
+
+_ASSETS: tempfile.TemporaryDirectory | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Built assets go to a cache of this test session (shared with the workers it spawns), not the user's."""
+    global _ASSETS
+    if "MIRFORGE_CACHE" not in os.environ:
+        _ASSETS = tempfile.TemporaryDirectory(prefix="mirforge-assets-")
+        os.environ["MIRFORGE_CACHE"] = _ASSETS.name
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _ASSETS is not None:
+        os.environ.pop("MIRFORGE_CACHE", None)
+        _ASSETS.cleanup()
 
 
 def make_task(name: str, **config: Any) -> Task:

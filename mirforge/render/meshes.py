@@ -7,6 +7,7 @@ from functools import lru_cache
 import numpy as np
 import trimesh
 
+from mirforge.render.asset_cache import cached
 from mirforge.render.look import Material, material, part_material
 from mirforge.render.objects import model
 from mirforge.render.scene3d import SHAPES, Object3D
@@ -71,10 +72,16 @@ def unit_mesh(shape: MeshKey, level: int = 1) -> trimesh.Trimesh:
 @lru_cache(maxsize=4096)
 def triangle_soup(shape: MeshKey, level: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """(positions, normals) per corner of every triangle, float32, for a vertex buffer."""
+    key = "/".join(map(str, shape)) if isinstance(shape, tuple) else shape
+    soup = cached("triangle-soup", f"{key}/{level}", lambda: _soup(shape, level))
+    return soup["positions"], soup["normals"]
+
+
+def _soup(shape: MeshKey, level: int) -> dict[str, np.ndarray]:
     mesh = unit_mesh(shape, level)
     positions = mesh.vertices[mesh.faces].reshape(-1, 3)
     if smooth(shape):
         normals = mesh.vertex_normals[mesh.faces].reshape(-1, 3)
     else:
         normals = np.repeat(mesh.face_normals, 3, axis=0)
-    return positions.astype(np.float32), normals.astype(np.float32)
+    return {"positions": positions.astype(np.float32), "normals": normals.astype(np.float32)}

@@ -12,6 +12,7 @@ from functools import cache
 
 import numpy as np
 
+from mirforge.render.asset_cache import cached
 from mirforge.render.look import FLOORS, TEXTURE_VARIANTS
 
 SIZE = 256
@@ -34,22 +35,29 @@ def floor_texture(kind: str, variant: int) -> np.ndarray:
     """SIZE x SIZE x 3 uint8 sRGB albedo of one repeat of the floor (read-only, shared)."""
     if kind not in FLOORS or kind == "studio" or not 0 <= variant < TEXTURE_VARIANTS:
         raise ValueError(f"no texture for floor {kind!r} variant {variant}")
-    rng = np.random.default_rng([FLOORS.index(kind), variant])
-    image = {"wood": _wood, "tiles": _tiles, "carpet": _carpet, "concrete": _concrete}[kind](rng, variant)
-    out = np.clip(np.rint(image), 0, 255).astype(np.uint8)
+    out = cached("floor-texture", f"{kind}/{variant}", lambda: {"image": _build(kind, variant)})["image"]
     out.flags.writeable = False
     return out
+
+
+def _build(kind: str, variant: int) -> np.ndarray:
+    rng = np.random.default_rng([FLOORS.index(kind), variant])
+    image = {"wood": _wood, "tiles": _tiles, "carpet": _carpet, "concrete": _concrete}[kind](rng, variant)
+    return np.clip(np.rint(image), 0, 255).astype(np.uint8)
 
 
 @cache
 def mean_albedo(kind: str, variant: int) -> np.ndarray:
     """Mean linear albedo of a texture (what a far, blurred floor averages to; the light a floor bounces)."""
-    return srgb_to_linear(floor_texture(kind, variant)).reshape(-1, 3).mean(axis=0)
+    return _LINEAR[floor_texture(kind, variant)].reshape(-1, 3).mean(axis=0)
 
 
 def srgb_to_linear(values: np.ndarray) -> np.ndarray:
     c = np.asarray(values, dtype=np.float64) / 255.0
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+
+
+_LINEAR = srgb_to_linear(np.arange(256))  # per sRGB level: a lookup instead of a power per texel
 
 
 # -- building blocks (lengths in texels) ---------------------------------------------------------------------------

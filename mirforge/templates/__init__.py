@@ -42,6 +42,7 @@ def _environment(dirs: tuple[str, ...]) -> LimitedSandbox:
         lstrip_blocks=True,
         keep_trailing_newline=False,
         autoescape=False,
+        auto_reload=False,  # templates do not change during a run; checking each file's time per step is slow
     )
     env.add_filters(box=fmt_box, join_and=join_and, ordinal=ordinal)
     return env

@@ -15,6 +15,7 @@ import numpy as np
 import trimesh
 
 from mirforge.errors import InputError
+from mirforge.render.asset_cache import cached
 from mirforge.render.objects import kinds_furniture, kinds_household, kinds_kitchen, kinds_toys  # noqa: F401
 from mirforge.render.objects.geometry import corner_normals
 from mirforge.render.objects.spec import COLORS, MATERIALS, REGISTRY, RGB, Kind
@@ -107,27 +108,41 @@ def model(kind: str, variant: int = 0) -> ObjectModel:
 def _model(name: str, variant: int) -> ObjectModel:
     spec = REGISTRY[name]
     style, fin = spec.combos[variant % len(spec.combos)]
-    rng = np.random.default_rng([stable_hash(name), variant])
-    height = float(rng.uniform(*style.height))
-    built = spec.build(rng, style.name, height)
+    built = cached("object-model", f"{name}/{variant}", lambda: _build(name, variant))
     colors = {role: (color, material) for role, color, material in fin.roles}
     parts = []
-    for role, mesh in built:
+    for i, role in enumerate(str(r) for r in built["roles"]):
         if role in colors:
             color, material = colors[role]
         elif role in spec.fixed:
             color, material = spec.fixed[role]
         else:
             raise ValueError(f"{name} ({style.name}): part role {role!r} has no colour in finish {fin.label()}")
+        # built from the stored arrays alone (no normals or other state carried over from the builder), so a
+        # model read from the asset cache is the same to the last bit as one built here
+        mesh = trimesh.Trimesh(built[f"vertices{i}"], built[f"faces{i}"], process=False)
         parts.append(Part(role, color, COLORS[color], material, role == fin.primary, mesh))
-    # footprint centred on the origin, standing on the ground, exactly as tall as drawn (builders come close)
-    lo = np.min([p.mesh.bounds[0] for p in parts], axis=0)
-    hi = np.max([p.mesh.bounds[1] for p in parts], axis=0)
-    offset = (-(lo[0] + hi[0]) / 2, -(lo[1] + hi[1]) / 2, -lo[2])
-    for p in parts:
-        p.mesh.apply_translation(offset)
-        p.mesh.apply_scale(height / (hi[2] - lo[2]))
     return ObjectModel(name, variant, style.name, tuple(parts))
+
+
+def _build(name: str, variant: int) -> dict[str, np.ndarray]:
+    """The parts of ``name`` in ``variant`` as arrays: roles, and vertices and faces per part, in metres."""
+    spec = REGISTRY[name]
+    style, _ = spec.combos[variant % len(spec.combos)]
+    rng = np.random.default_rng([stable_hash(name), variant])
+    height = float(rng.uniform(*style.height))
+    built = spec.build(rng, style.name, height)
+    # footprint centred on the origin, standing on the ground, exactly as tall as drawn (builders come close)
+    lo = np.min([mesh.bounds[0] for _, mesh in built], axis=0)
+    hi = np.max([mesh.bounds[1] for _, mesh in built], axis=0)
+    offset = (-(lo[0] + hi[0]) / 2, -(lo[1] + hi[1]) / 2, -lo[2])
+    arrays = {"roles": np.array([role for role, _ in built])}
+    for i, (_, mesh) in enumerate(built):
+        mesh.apply_translation(offset)
+        mesh.apply_scale(height / (hi[2] - lo[2]))
+        arrays[f"vertices{i}"] = np.asarray(mesh.vertices, dtype=np.float64)
+        arrays[f"faces{i}"] = np.asarray(mesh.faces, dtype=np.int64)
+    return arrays
 
 
 def variants(kind: str, material: str | None = None) -> tuple[int, ...]:
