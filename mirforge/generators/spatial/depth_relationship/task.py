@@ -349,10 +349,19 @@ def _plan_order(scene: Scene, depth: np.ndarray, clear: np.ndarray, rng: np.rand
     n_views, n_obj = depth.shape
     margin = scene.margin
 
-    # table[v][a][b] = +1: a farther than b in view v, -1 nearer, 0 a near-tie (the search below reads it ~10^5 times)
+    # table[v][a][b] = +1: a farther than b in view v, -1 nearer, 0 a near-tie
     diff = depth[:, :, None] - depth[:, None, :]
-    table = np.where(diff >= margin, 1, np.where(diff <= -margin, -1, 0)).tolist()
-    shown = clear.tolist()
+    signs = np.where(diff >= margin, 1, np.where(diff <= -margin, -1, 0))
+    table = signs.tolist()
+    # the search below tests sets of references at once, as bit masks over the objects (bit r: object r):
+    # agree[v][a][d] holds the references r that d stands clearly on the same side of as a does in view v,
+    # oppose[v][a][d] those it stands on the other side of; shown[v] the objects clear enough to refer to
+    bit = 1 << np.arange(n_obj, dtype=np.int64)
+    side = signs[:, :, None, :]  # (view, a, -, r): a's side of r
+    clear_side = side != 0
+    agree = ((signs[:, None, :, :] == side) & clear_side) @ bit
+    oppose = ((signs[:, None, :, :] == -side) & clear_side) @ bit
+    agree, oppose, shown = agree.tolist(), oppose.tolist(), (clear @ bit).tolist()
 
     for _ in range(PLAN_TRIES):
         views = [int(v) for v in rng.permutation(n_views)]
@@ -380,22 +389,18 @@ def _plan_order(scene: Scene, depth: np.ndarray, clear: np.ndarray, rng: np.rand
             sets = list(itertools.permutations(rest, c))
             for ds in [sets[int(k)] for k in rng.permutation(len(sets))[:DISTRACTOR_SETS]]:
                 refs = []
-                taken = {a, *xs, *ds}
+                taken = sum(1 << i for i in {a, *xs, *ds})
                 for k, v in enumerate(views):
-                    if uses[k] is not None:
-                        cands = [xs[uses[k]]]
-                    else:
-                        cands = [r for r in range(n_obj) if r not in taken and shown[v][r]]
-                    sv = table[v]
-                    ok = [
-                        r
-                        for r in cands
-                        if sv[a][r] != 0
-                        and sv[ds[k]][r] == -sv[a][r]
-                        and all(sv[ds[j]][r] == sv[a][r] for j in range(c) if j != k)
-                    ]
-                    if not ok:
+                    # a reference r for this photo: a clearly on one side of it, this photo's distractor on the
+                    # other, every other distractor on a's side (so this photo alone rules out ds[k])
+                    fits = 1 << xs[uses[k]] if uses[k] is not None else shown[v] & ~taken
+                    fits &= oppose[v][a][ds[k]]
+                    for j in range(c):
+                        if j != k:
+                            fits &= agree[v][a][ds[j]]
+                    if not fits:
                         break
+                    ok = [r for r in range(n_obj) if fits >> r & 1]
                     refs.append(ok[int(rng.integers(len(ok)))])
                 else:
                     want = [table[v][a][r] for v, r in zip(views, refs, strict=True)]
