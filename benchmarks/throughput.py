@@ -9,6 +9,9 @@ own timers (summed over workers, so it is CPU-side time per image, not wall time
 attempts a task refused (in sample, ask, render or verify), which the other phases leave out; "rejected per 100"
 counts those attempts per 100 accepted instances (over every run of the row).
 
+Assets (catalogue meshes, floor textures) come from the machine's asset cache, so only a first run builds them;
+``--cold-cache`` gives every run an empty cache of its own instead (what a first run on a new machine pays).
+
 ``--mir-sample N`` also runs one generation of N instances in the proportions of ``--scale`` (MIR's per-task counts)
 on each of ``--mir-workers`` (default 2), ``--repeats`` times, and projects the full scale from the median run in two
 ways: linearly (wall time x full / sample, which counts worker start-up and the final tail once per sample-sized
@@ -19,6 +22,7 @@ shard end). The manifest and mir.json writes at the end are in the wall time of 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 from pathlib import Path
@@ -26,17 +30,33 @@ from pathlib import Path
 import yaml
 
 from mirforge.registry import resolve
+from mirforge.render.asset_cache import cache_root
 from mirforge.runner import Summary, generate
 from mirforge.runner.config import RunConfig
 
 PHASES = ("sample", "render", "verify", "rejected", "steps", "encode", "validate", "write")
 
 
-def run_once(task: str, n: int, workers: int, seed: int) -> tuple[float, int, dict[str, float], int]:
-    """Wall seconds, images, phase timings and rejected attempts of one fresh generation."""
+def fresh_run(config: RunConfig, workers: int, cold: bool) -> Summary:
+    """One generation into a temporary folder; ``cold``: with an empty asset cache of its own (what a first run on
+    a new machine pays), else with the machine's (``MIRFORGE_CACHE``), warm after the first run."""
+    saved = os.environ.get("MIRFORGE_CACHE")
     with tempfile.TemporaryDirectory() as tmp:
-        config = RunConfig(tasks=(task,), n=n, seed=seed, shard_size=max(1, n // 8))
-        summary = generate(config, Path(tmp) / "data", workers=workers, progress=False)
+        if cold:
+            os.environ["MIRFORGE_CACHE"] = str(Path(tmp) / "assets")
+        try:
+            return generate(config, Path(tmp) / "data", workers=workers, progress=False)
+        finally:
+            if saved is None:
+                os.environ.pop("MIRFORGE_CACHE", None)
+            else:
+                os.environ["MIRFORGE_CACHE"] = saved
+
+
+def run_once(task: str, n: int, workers: int, seed: int, cold: bool) -> tuple[float, int, dict[str, float], int]:
+    """Wall seconds, images, phase timings and rejected attempts of one fresh generation."""
+    config = RunConfig(tasks=(task,), n=n, seed=seed, shard_size=max(1, n // 8))
+    summary = fresh_run(config, workers, cold)
     return summary.seconds, summary.images, dict(summary.timings), summary.rejected
 
 
@@ -47,7 +67,7 @@ def steady_rate(summary: Summary) -> float:
     return summary.instances / (last - first)
 
 
-def mir_sample(scale: Path, total: int, repeats: int, worker_counts: list[int]) -> None:
+def mir_sample(scale: Path, total: int, repeats: int, worker_counts: list[int], cold: bool) -> None:
     spec = yaml.safe_load(scale.read_text())
     counts = spec["n"]
     full = sum(counts.values())
@@ -63,8 +83,7 @@ def mir_sample(scale: Path, total: int, repeats: int, worker_counts: list[int]) 
     for workers in worker_counts:
         runs = []
         for _ in range(repeats):
-            with tempfile.TemporaryDirectory() as tmp:
-                runs.append(generate(config, Path(tmp) / "data", workers=workers, progress=False))
+            runs.append(fresh_run(config, workers, cold))
         summary = sorted(runs, key=lambda r: r.seconds)[len(runs) // 2]
         done = summary.instances
         written = summary.timings.get("validate", 0.0) + summary.timings.get("write", 0.0)
@@ -90,13 +109,15 @@ def main() -> None:
     parser.add_argument("--scale", type=Path, default=Path("configs/mir-scale.yaml"), help="per-task counts to project")
     parser.add_argument("--mir-sample", type=int, default=0, help="instances of a MIR-proportioned run to project from")
     parser.add_argument("--mir-workers", default="2", help="worker counts for --mir-sample, e.g. 1,2")
+    parser.add_argument("--cold-cache", action="store_true", help="every run starts with an empty asset cache")
     args = parser.parse_args()
+    print(f"asset cache: {'empty for every run' if args.cold_cache else cache_root() or 'off'}")
     rows = []
     for task in resolve(args.tasks) if args.tasks != "none" else []:
         cells = {}
         all_runs = []
         for workers in (1, 2):
-            runs = [run_once(task, args.n, workers, seed) for seed in range(args.repeats)]
+            runs = [run_once(task, args.n, workers, seed, args.cold_cache) for seed in range(args.repeats)]
             all_runs.append(runs)
             seconds = statistics.median(r[0] for r in runs)
             images = statistics.median(r[1] for r in runs)
@@ -133,7 +154,8 @@ def main() -> None:
             f"~{images:.0f} images) on 2 workers: {seconds / 60:.1f} min"
         )
     if args.mir_sample:
-        mir_sample(args.scale, args.mir_sample, args.repeats, [int(w) for w in args.mir_workers.split(",")])
+        workers = [int(w) for w in args.mir_workers.split(",")]
+        mir_sample(args.scale, args.mir_sample, args.repeats, workers, args.cold_cache)
 
 
 if __name__ == "__main__":
