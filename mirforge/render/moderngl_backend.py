@@ -651,13 +651,13 @@ def _object_vertices(objects: tuple[Object3D, ...]) -> np.ndarray:
         world = positions @ linear.transpose(0, 2, 1) + stacked[:, None, :3, 3]
         world_normals = normals @ np.linalg.inv(linear)  # the inverse transpose, on rows
         world_normals /= np.linalg.norm(world_normals, axis=2, keepdims=True)
-        for n, k in enumerate(members):
-            i, (_, _, color, surface) = draws[k]
-            block = out[starts[k] : starts[k + 1]]
-            block[:, 0:3], block[:, 3:6] = world[n], world_normals[n]
-            block[:, 6:9] = srgb_to_linear(color)
-            block[:, 9:11] = (surface.metallic, surface.roughness)
-            block[:, 11] = i + 1
+        rows = starts[members][:, None] + np.arange(len(positions))  # each member's run of vertices
+        out[rows, 0:3], out[rows, 3:6] = world, world_normals
+        attributes = [
+            (*srgb_to_linear(color), surface.metallic, surface.roughness, i + 1)
+            for i, (_, _, color, surface) in (draws[k] for k in members)
+        ]
+        out[rows, 6:12] = np.array(attributes)[:, None, :]
     return out
 
 
@@ -699,9 +699,12 @@ def occlusion(a: np.ndarray, b: np.ndarray, d: np.ndarray) -> np.ndarray:
     return AO_STRENGTH * np.arcsin(r / np.sqrt(d2)) / math.pi * band
 
 
+_AO_STEPS = np.geomspace(1.0, 64.0, 48)  # distances tried, in radii
+
+
 def _ao_reach(a: np.ndarray, b: np.ndarray) -> float:
     """How far from its axis an occluder darkens the floor by at least AO_FLOOR; 0 when it nowhere does."""
-    d = a[3] * np.geomspace(1.0, 64.0, 48)
+    d = a[3] * _AO_STEPS
     dark = np.flatnonzero(occlusion(a, b, d) >= AO_FLOOR)
     return float(d[min(dark[-1] + 1, len(d) - 1)]) if len(dark) else 0.0
 
@@ -789,8 +792,11 @@ def smooth_edges(rgb: np.ndarray, ids: np.ndarray) -> None:
     if not np.shares_memory(pixels, rgb):
         raise ValueError("smooth_edges works in place: rgb must be C-contiguous")
 
-    def around(*offsets: int) -> np.ndarray:
-        return sum(pixels[at + d].astype(np.uint16) for d in offsets)
+    def around(*offsets: int) -> np.ndarray:  # np.take: a third faster than indexing with an array
+        total = np.take(pixels, at + offsets[0], axis=0).astype(np.uint16)
+        for d in offsets[1:]:
+            total += np.take(pixels, at + d, axis=0)
+        return total
 
     total = 8 * around(0) + 2 * around(-w, w, -1, 1) + around(-w - 1, -w + 1, w - 1, w + 1)
     pixels[at] = ((total + 10) // 20).astype(np.uint8)

@@ -63,16 +63,25 @@ class Object3D:
         return np.array([self.position[0], self.position[1], self.base + self.size[2] / 2])
 
     def pose(self) -> np.ndarray:
-        c, s = math.cos(self.yaw), math.sin(self.yaw)
-        m = np.eye(4)
-        m[:3, :3] = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]) @ np.diag(self.size)
-        m[:3, 3] = self.center
-        return m
+        """Unit box -> world (yaw, then size, then the centre); a fresh copy each call."""
+        return _object_pose(self).copy()
 
     def corners(self) -> np.ndarray:
         """The 8 corners of the object's box, in world coordinates (for amodal projections)."""
-        unit = np.array([[x, y, z, 1] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
-        return (self.pose() @ unit.T).T[:, :3]
+        return (_object_pose(self) @ _UNIT_CORNERS).T[:, :3]
+
+
+_UNIT_CORNERS = np.array([[x, y, z, 1] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)]).T
+
+
+@lru_cache(maxsize=4096)
+def _object_pose(obj: Object3D) -> np.ndarray:
+    """Cached: a renderer asks for every object's pose and corners several times a scene."""
+    c, s = math.cos(obj.yaw), math.sin(obj.yaw)
+    m = np.eye(4)
+    m[:3, :3] = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]) @ np.diag(obj.size)
+    m[:3, 3] = obj.center
+    return m
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ SKY_MIN = 205  # every sky pixel has all channels at least this bright
 FLOOR_MAX = 192  # no floor pixel has a channel brighter than this
 SKY_TOP, SKY_HORIZON = np.array([208.0, 224.0, 244.0]), np.array([230.0, 236.0, 246.0])
 SHADOW = 0.45  # darkening right at an object's foot
+SHADOW_END = 20.0  # reaches: beyond, SHADOW * exp(-20) is under half a float32 step below 1
 FADE = 0.3  # pattern detail fades out where one pixel spans this share of a repeat
 
 # base colours (sRGB) per pattern: the floor's two or three materials
@@ -88,9 +89,13 @@ def paint(
     shade = np.ones(xs.shape, np.float32)
     for o in objects:
         reach = 0.12 * max(o.size[0], o.size[1]) + 0.02 * o.size[2]
-        dx = np.maximum(np.abs(xs - o.position[0]) - o.size[0] / 2, 0)
-        dy = np.maximum(np.abs(ys - o.position[1]) - o.size[1] / 2, 0)
-        shade *= 1 - SHADOW * np.exp(-(dx + dy) / reach)
+        dy = np.maximum(np.abs(ys[:, :1] - o.position[1]) - o.size[1] / 2, 0)  # one value a row
+        # rows more than SHADOW_END reaches away get a factor that rounds to exactly 1 in float32: skipped
+        near = np.flatnonzero(dy[:, 0] < SHADOW_END * reach)  # contiguous: ys is monotonic down the image
+        if len(near):
+            rows = slice(near[0], near[-1] + 1)
+            dx = np.maximum(np.abs(xs[rows] - o.position[0]) - o.size[0] / 2, 0)
+            shade[rows] *= 1 - SHADOW * np.exp(-(dx + dy[rows]) / reach)
     colour = np.minimum(colour * shade[..., None], FLOOR_MAX)
     np.copyto(out[horizon:], (colour + 0.5).astype(np.uint8), where=empty[horizon:, :, None])
     return out
