@@ -384,12 +384,15 @@ def _plan_order(scene: Scene, depth: np.ndarray, clear: np.ndarray, rng: np.rand
         if not all(clear[v, xs[u]] for v, u in zip(views, uses, strict=True) if u is not None):
             continue
         pool = [i for i in range(n_obj) if i not in xs and all(clear[v, i] for v in views)]
+        premise_bits = sum(1 << x for x in set(xs))
         for a in [pool[int(k)] for k in rng.permutation(len(pool))]:
             rest = [i for i in pool if i != a]
             sets = list(itertools.permutations(rest, c))
             for ds in [sets[int(k)] for k in rng.permutation(len(sets))[:DISTRACTOR_SETS]]:
                 refs = []
-                taken = sum(1 << i for i in {a, *xs, *ds})
+                taken = premise_bits | 1 << a
+                for d in ds:
+                    taken |= 1 << d
                 for k, v in enumerate(views):
                     # a reference r for this photo: a clearly on one side of it, this photo's distractor on the
                     # other, every other distractor on a's side (so this photo alone rules out ds[k])
