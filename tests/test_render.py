@@ -46,6 +46,19 @@ def test_top_view_box_is_the_footprint():
     assert abs((x0 + x1) / 2 - (-1.0 / 2.0 + 1) * 128) <= 1.0
 
 
+def test_a_pitched_bar_is_drawn_tilted_about_its_centre():
+    bar = Object3D("beam", "box", (2.0, 0.1, 0.1), PALETTE["brown"], (0.0, 0.0), 1.0, pitch=0.3)
+    corners = bar.corners()
+    right, left = corners[corners[:, 0] > 0], corners[corners[:, 0] < 0]
+    assert right[:, 2].mean() < 1.05 - 0.25 and left[:, 2].mean() > 1.05 + 0.25  # +x end down by sin(0.3)
+    assert np.allclose(corners.mean(axis=0), bar.center)
+    view = gl.renderer(256).views(Scene3D((bar,), ground=False), [ortho_view("front", 1.5, height=1.05)])[0]
+    x0, y0, x1, y1 = view.box(0)  # seen from the front, the bar's right end is lower in the image
+    ys_right = np.nonzero(view.ids[:, (x0 + x1) // 2 + 40] == 1)[0].mean()
+    ys_left = np.nonzero(view.ids[:, (x0 + x1) // 2 - 40] == 1)[0].mean()
+    assert ys_right > ys_left + 15 and (y1 - y0) > 40
+
+
 def test_depth_orders_objects_by_distance():
     cam = orbit_camera(0, 10, 6.0)  # from the front: the green sphere (y=-1) is nearest
     view = gl.renderer(256).views(scene(), [cam])[0]

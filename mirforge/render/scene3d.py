@@ -36,7 +36,8 @@ SHAPE_NOUNS = {"box": "cube", "cylinder": "cylinder", "cone": "cone", "sphere": 
 @dataclass(frozen=True)
 class Object3D:
     """One primitive, or an everyday object when ``shape`` is a kind of :mod:`mirforge.render.objects` (then
-    ``variant`` picks its design). ``size`` is its axis-aligned extent (before yaw); it stands on ``base`` height."""
+    ``variant`` picks its design). ``size`` is its axis-aligned extent (before yaw); it stands on ``base`` height.
+    ``pitch`` tilts it about its own y axis through its centre (radians, > 0 lowers its +x end: a balance's beam)."""
 
     name: str
     shape: str
@@ -47,6 +48,7 @@ class Object3D:
     yaw: float = 0.0
     variant: int = 0  # of a catalogue kind; primitives have none
     material: str = "rubber"  # a name in look.MATERIALS; a catalogue kind's parts carry their own material tags
+    pitch: float = 0.0
 
     def __post_init__(self) -> None:
         if self.shape not in SHAPES:
@@ -63,7 +65,7 @@ class Object3D:
         return np.array([self.position[0], self.position[1], self.base + self.size[2] / 2])
 
     def pose(self) -> np.ndarray:
-        """Unit box -> world (yaw, then size, then the centre); a fresh copy each call."""
+        """Unit box -> world (size, then pitch, then yaw, then the centre); a fresh copy each call."""
         return _object_pose(self).copy()
 
     def corners(self) -> np.ndarray:
@@ -79,7 +81,11 @@ def _object_pose(obj: Object3D) -> np.ndarray:
     """Cached: a renderer asks for every object's pose and corners several times a scene."""
     c, s = math.cos(obj.yaw), math.sin(obj.yaw)
     m = np.eye(4)
-    m[:3, :3] = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]) @ np.diag(obj.size)
+    rotation = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+    if obj.pitch:
+        c, s = math.cos(obj.pitch), math.sin(obj.pitch)
+        rotation = rotation @ np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
+    m[:3, :3] = rotation @ np.diag(obj.size)
     m[:3, 3] = obj.center
     return m
 

@@ -464,10 +464,8 @@ def _scale_objects(
         Object3D("pivot", "sphere", (0.16, 0.16, 0.16), pan_color, (0.0, -0.02), base=PIVOT_Z - 0.08),
     ]
     roles: dict[str, Any] = {"pivot": 2, "objects": []}
-    n_seg = 28
-    for t in np.linspace(-BEAM_HALF, BEAM_HALF, n_seg):
-        x, z = t * math.cos(theta), PIVOT_Z - t * math.sin(theta)
-        objs.append(Object3D("beam", "box", (2 * BEAM_HALF / n_seg + 0.02, 0.07, 0.07), structure, (x, 0.0), z - 0.035))
+    beam = (2 * BEAM_HALF + 0.1, 0.07, 0.07)  # a little past the strings at its ends; tilted about the pivot
+    objs.append(Object3D("beam", "box", beam, structure, (0.0, 0.0), PIVOT_Z - 0.035, pitch=theta))
     for side, sign, load in (("left", -1, comp[0]), ("right", 1, comp[1])):
         xe = sign * BEAM_HALF * math.cos(theta)
         ze = PIVOT_Z - sign * BEAM_HALF * math.sin(theta)
