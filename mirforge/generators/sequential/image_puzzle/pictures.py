@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from mirforge.generators.sequential import paint
+from mirforge.render.canvas2d import solid
 
 STYLES = ("flat", "painted", "pixel", "poster")
 POSTER = (np.round(np.arange(256) / 255 * 4) * (255 / 4)).astype(np.uint8)  # five levels per channel
@@ -257,9 +258,8 @@ def underwater(rng: np.random.Generator, s: int) -> Picture:
 def room(rng: np.random.Generator, s: int) -> Picture:
     wall = _rgb(rng, ((230, 214, 190), (200, 220, 210), (220, 200, 210), (210, 215, 230))[int(rng.integers(4))], 8)
     floor_y = s * float(rng.uniform(0.66, 0.74))
-    pic = Picture(np.empty((s, s, 3), np.uint8))
+    pic = Picture(solid(s, wall))
     img = pic.img
-    img[:] = wall
     stripe = paint.shade(wall, 0.93)
     step = s * 0.04
     if rng.random() < 0.5:
@@ -354,9 +354,8 @@ ART = (
 def abstract(rng: np.random.Generator, s: int) -> Picture:
     palette = ART[int(rng.integers(len(ART)))]
     bg = palette[int(rng.integers(len(palette)))]
-    pic = Picture(np.empty((s, s, 3), np.uint8))
+    pic = Picture(solid(s, bg))
     img = pic.img
-    img[:] = bg
     pic.note(f"{paint.a('plain ' + _colour_word(bg))} background", (0, 0, s, s))
     if rng.random() < 0.5:  # a band of stripes across the picture
         y0, h = s * float(rng.uniform(0.2, 0.7)), s * 0.15
@@ -428,9 +427,8 @@ def _colour_word(rgb: tuple[int, int, int]) -> str:
 
 # -- a town map -----------------------------------------------------------------------------------------------
 def town_map(rng: np.random.Generator, s: int) -> Picture:
-    pic = Picture(np.empty((s, s, 3), np.uint8))
+    pic = Picture(solid(s, _rgb(rng, (214, 226, 196), 6)))
     img = pic.img
-    img[:] = _rgb(rng, (214, 226, 196), 6)
     # a river winding across
     a, f = float(rng.uniform(0.1, 0.2)) * s, float(rng.uniform(1.5, 3.0))
     horizontal = rng.random() < 0.5

@@ -766,8 +766,7 @@ def _where(px: list[float], size: int, flat: bool) -> str:
 
 
 def _grid_floor(size: int, grid: int, ox: float, oy: float) -> np.ndarray:
-    img = np.empty((size, size, 3), np.uint8)
-    img[:] = canvas2d.FLOOR
+    img = canvas2d.solid(size, canvas2d.FLOOR)
     for v in range(-grid + int(round(ox)) % grid, size, grid):
         if 0 <= v < size:
             img[:, v] = canvas2d.LINE
