@@ -35,6 +35,17 @@ def solid(size: int, color: tuple[int, int, int]) -> np.ndarray:
     return img
 
 
+def fill_columns(rows: np.ndarray, column: np.ndarray) -> None:
+    """Set every column of ``rows`` (h x w x 3) to ``column`` (h x 3), in place, by copying the filled columns onto
+    the next as many: broadcasting a 3-byte pixel along a row goes a channel at a time, ten times slower."""
+    rows[:, :1] = column[:, None]  # nothing when the rows are empty
+    done = 1
+    while done < rows.shape[1]:
+        n = min(done, rows.shape[1] - done)
+        rows[:, done : done + n] = rows[:, :n]
+        done += n
+
+
 def floor(size: int, color: tuple[int, int, int] = FLOOR, grid: int = 0) -> np.ndarray:
     img = solid(size, color)
     if grid:

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
+from mirforge.render.canvas2d import fill_columns
+
 RGB = tuple[int, int, int]
 SHIFT = 4  # fractional bits of the coordinates handed to OpenCV
 ONE = 1 << SHIFT
@@ -110,7 +112,9 @@ def gradient(h: int, w: int, top: Sequence[float], bottom: Sequence[float]) -> n
     """An ``h x w`` image fading from ``top`` to ``bottom``."""
     t = np.linspace(0.0, 1.0, h, dtype=np.float32)[:, None, None]
     col = (1 - t) * np.array(top, np.float32) + t * np.array(bottom, np.float32)
-    return np.broadcast_to(np.round(col).astype(np.uint8), (h, w, 3)).copy()
+    img = np.empty((h, w, 3), np.uint8)
+    fill_columns(img, np.round(col[:, 0]).astype(np.uint8))
+    return img
 
 
 def smooth_noise(rng: np.random.Generator, h: int, w: int, cells: int) -> np.ndarray:
