@@ -49,15 +49,22 @@ def _build(kind: str, variant: int) -> np.ndarray:
 @cache
 def mean_albedo(kind: str, variant: int) -> np.ndarray:
     """Mean linear albedo of a texture (what a far, blurred floor averages to; the light a floor bounces)."""
-    return _LINEAR[floor_texture(kind, variant)].reshape(-1, 3).mean(axis=0)
+    return srgb_to_linear(floor_texture(kind, variant)).reshape(-1, 3).mean(axis=0)
 
 
 def srgb_to_linear(values: np.ndarray) -> np.ndarray:
+    """Linear values (0..1, float64) of sRGB levels (0..255); an 8-bit image by lookup, not a power per texel."""
+    if isinstance(values, np.ndarray) and values.dtype == np.uint8:
+        return _LINEAR[values]
+    return _decode(values)
+
+
+def _decode(values) -> np.ndarray:
     c = np.asarray(values, dtype=np.float64) / 255.0
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
 
 
-_LINEAR = srgb_to_linear(np.arange(256))  # per sRGB level: a lookup instead of a power per texel
+_LINEAR = _decode(np.arange(256))
 
 
 # -- building blocks (lengths in texels) ---------------------------------------------------------------------------
