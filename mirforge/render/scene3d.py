@@ -37,7 +37,8 @@ SHAPE_NOUNS = {"box": "cube", "cylinder": "cylinder", "cone": "cone", "sphere": 
 class Object3D:
     """One primitive, or an everyday object when ``shape`` is a kind of :mod:`mirforge.render.objects` (then
     ``variant`` picks its design). ``size`` is its axis-aligned extent (before yaw); it stands on ``base`` height.
-    ``pitch`` tilts it about its own y axis through its centre (radians, > 0 lowers its +x end: a balance's beam)."""
+    ``pitch`` tilts it about its own y axis through its centre (radians, > 0 lowers its +x end: a balance's beam);
+    the floor's contact shadows still treat it as upright, so tilt only what is held above the floor."""
 
     name: str
     shape: str

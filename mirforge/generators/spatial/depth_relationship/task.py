@@ -384,7 +384,7 @@ def _plan_order(scene: Scene, depth: np.ndarray, clear: np.ndarray, rng: np.rand
         if not all(clear[v, xs[u]] for v, u in zip(views, uses, strict=True) if u is not None):
             continue
         pool = [i for i in range(n_obj) if i not in xs and all(clear[v, i] for v in views)]
-        premise_bits = sum(1 << x for x in set(xs))
+        premise_bits = sum(1 << x for x in xs)  # distinct, checked above
         for a in [pool[int(k)] for k in rng.permutation(len(pool))]:
             rest = [i for i in pool if i != a]
             sets = list(itertools.permutations(rest, c))
