@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "bae7793bd652f8316b6533e9729dc2f9e7f9e67f38e78b53440478e4bbcdcc33",
-    ("all", 20, 3): "82b11593ebb8d8310129356039e64abbc5bf15f0c3d2d577fe514b90b9fcccee",
+    ("all", 3, 3): "bb3d19132cfb754273a90ebc41ae26f28d946c272d9e4b31a4e8bfa30bffccb2",
+    ("all", 20, 3): "11bf2a33b52ddb925071537c2e462c004f7201b8cd21110279cf85fc79e5057e",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

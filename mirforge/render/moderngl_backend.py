@@ -33,7 +33,7 @@ import numpy as np
 
 from mirforge.errors import MirforgeError
 from mirforge.render.look import FLOOR_Z, Backdrop, Light
-from mirforge.render.meshes import MeshKey, draw_parts, triangle_soup
+from mirforge.render.meshes import draw_parts, triangle_soup
 from mirforge.render.scene3d import SHAPES, Camera, Object3D, Scene3D
 from mirforge.render.textures import SIZE as TEXTURE_SIZE
 from mirforge.render.textures import floor_texture, mean_albedo, srgb_to_linear
@@ -50,9 +50,9 @@ FLOOR_ALPHA = 0.81  # GGX alpha of the floor (roughness 0.9, as in the Cycles re
 AO_STRENGTH = 0.7  # of the analytic floor occlusion (objects are not solid columns)
 BOUNCE = 0.7  # share of the floor's mean radiance that reaches objects from below (the floor under them is shaded)
 FLIP_Y = np.diag([1.0, -1.0, 1.0, 1.0])
-VERTEX_FORMAT = "3f 3f 3f 2f 1f"  # world position, normal, linear albedo, (metallic, roughness), id
-VERTEX_ATTRIBUTES = ("in_position", "in_normal", "in_albedo", "in_material", "in_id")
-FLOATS_PER_VERTEX = 12
+# one buffer per group, so the maps' passes fetch positions alone: world position; normal; linear albedo,
+# (metallic, roughness), id
+VERTEX_LAYOUT = (("3f", ("in_position",)), ("3f", ("in_normal",)), ("3f 2f 1f", ("in_albedo", "in_material", "in_id")))
 
 VERTEX = """
 #version 330
@@ -411,11 +411,10 @@ class ModernglRenderer:
             tex.repeat_x = tex.repeat_y = False  # beyond a map's edge: its cleared border, lit and open
         corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, -1], [1, 1], [-1, 1]], "f4")
         self.decal = ctx.vertex_array(self.programs["decal"], [(ctx.buffer(corners.tobytes()), "2f", "in_corner")])
-        floor = np.zeros((6, FLOATS_PER_VERTEX), "f4")  # the floor's quad, [-1, 1]^2 facing up; its model scales it
-        floor[:, :2], floor[:, 5] = corners, 1.0
-        self.floor_vbo = ctx.buffer(floor.tobytes())
-        self.floor_vaos = {name: self._vertex_array(name, self.floor_vbo) for name in GEOMETRY}
-        self.objects_vbo = None
+        # the floor's quad, [-1, 1]^2 facing up (its model scales it); its albedo and material come from uniforms
+        floor = (np.c_[corners, np.zeros(6, "f4")], np.tile(np.array([0, 0, 1], "f4"), (6, 1)), np.zeros((6, 6), "f4"))
+        self.floor_vaos = {name: self._vertex_array(name, [ctx.buffer(a) for a in floor]) for name in GEOMETRY}
+        self.object_vbos: list = []
         self.object_vaos: dict[str, object] = {}
         units = {"shadow_map": 0, "floor_tex": 1, "sun_map": 2, "ao_map": 3}
         for prog in self.programs.values():
@@ -426,25 +425,31 @@ class ModernglRenderer:
         self._textures: dict[tuple[str, int], object] = {}
 
     # -- resources ------------------------------------------------------------------------------------------------
-    def _vertex_array(self, program: str, vbo):
+    def _vertex_array(self, program: str, vbos: list):
+        """The program's vertex array: one buffer per group of ``VERTEX_LAYOUT``, those it never reads left out."""
         prog = self.programs[program]
-        used = [name for name in VERTEX_ATTRIBUTES if prog.get(name, None) is not None]
-        fields = zip(VERTEX_FORMAT.split(), VERTEX_ATTRIBUTES, strict=True)
-        layout = " ".join(f if name in used else f"{int(f[0]) * 4}x" for f, name in fields)  # skip what it never reads
-        return self.ctx.vertex_array(prog, [(vbo, layout, *used)])
+        content = []
+        for vbo, (fmt, names) in zip(vbos, VERTEX_LAYOUT, strict=True):
+            used = [name for name in names if prog.get(name, None) is not None]
+            if used:
+                fields = zip(fmt.split(), names, strict=True)
+                content.append((vbo, " ".join(f if name in used else f"{int(f[0]) * 4}x" for f, name in fields), *used))
+        return self.ctx.vertex_array(prog, content)
 
-    def _upload_objects(self, vertices: np.ndarray) -> None:
-        """Write the scene's vertices into the objects' buffer, growing it (and its vertex arrays) when too small."""
-        data = vertices.tobytes()
-        if self.objects_vbo is None or self.objects_vbo.size < len(data):
-            size = max(len(data), 1 << 16, 2 * self.objects_vbo.size if self.objects_vbo else 0)
-            if self.objects_vbo is not None:
-                self.objects_vbo.release()
-            self.objects_vbo = self.ctx.buffer(reserve=size)
+    def _upload_objects(self, groups: tuple[np.ndarray, ...]) -> None:
+        """Write the scene's vertex groups into the objects' buffers, growing them (and the vertex arrays) when too
+        small."""
+        if not self.object_vbos or any(b.size < a.nbytes for b, a in zip(self.object_vbos, groups, strict=True)):
+            old = [vbo.size for vbo in self.object_vbos] or [0] * len(groups)
+            sizes = [max(a.nbytes, 1 << 16, 2 * o) for a, o in zip(groups, old, strict=True)]
+            for vbo in self.object_vbos:
+                vbo.release()
+            self.object_vbos = [self.ctx.buffer(reserve=size) for size in sizes]
             names = (*GEOMETRY, "depth", "project")
-            self.object_vaos = {name: self._vertex_array(name, self.objects_vbo) for name in names}
-        if data:
-            self.objects_vbo.write(data)
+            self.object_vaos = {name: self._vertex_array(name, self.object_vbos) for name in names}
+        if len(groups[0]):
+            for vbo, a in zip(self.object_vbos, groups, strict=True):
+                vbo.write(a)
 
     def _floor_texture(self, backdrop: Backdrop):
         key = (backdrop.floor, backdrop.variant)
@@ -464,12 +469,13 @@ class ModernglRenderer:
     # -- rendering ------------------------------------------------------------------------------------------------
     def views(self, scene: Scene3D, cameras: list[Camera], *, seg: bool = True, flat: bool = False) -> list[View]:
         with self.ctx:  # make this renderer's context current: a process may hold one per image size
-            vertices = _object_vertices(scene.objects)
-            self._upload_objects(vertices)
+            groups = _object_vertices(scene.objects)
+            self._upload_objects(groups)
+            n_vertices = len(groups[0])
             # a horizontal orthographic view (view_3d's front and side) sees the floor edge-on: nothing to draw
             floor = _floor_model(scene.look.backdrop) if scene.ground and not all(map(_edge_on, cameras)) else None
-            self._prepare(scene, len(vertices), floor is not None, flat)
-            return [self._view(scene, len(vertices), floor, cam, seg) for cam in cameras]
+            self._prepare(scene, n_vertices, floor is not None, flat)
+            return [self._view(scene, n_vertices, floor, cam, seg) for cam in cameras]
 
     def _prepare(self, scene: Scene3D, n_vertices: int, floor: bool, flat: bool) -> None:
         """Per-scene state shared by every camera: the three maps, the light, the floor's texture."""
@@ -637,34 +643,30 @@ class ModernglRenderer:
         return ids, raw_depth
 
 
-def _object_vertices(objects: tuple[Object3D, ...]) -> np.ndarray:
-    """All objects as one world-space triangle soup: position, normal, albedo, (metallic, roughness), id.
-
-    A catalogue object is one run of vertices per part (see ``draw_parts``), every part with the object's id.
-    Draws sharing a mesh are transformed together; each keeps its place in the scene's order."""
+def _object_vertices(objects: tuple[Object3D, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All objects as one world-space triangle soup, in the groups of ``VERTEX_LAYOUT``: positions, normals and
+    (albedo, metallic, roughness, id), float32. A catalogue object is one run of vertices per part (see
+    ``draw_parts``), every part with the object's id."""
     draws = [(i, part) for i, obj in enumerate(objects) for part in draw_parts(obj)]
-    groups: dict[tuple[MeshKey, int], list[int]] = {}
-    for k, (_, (key, level, _, _)) in enumerate(draws):
-        groups.setdefault((key, level), []).append(k)
-    counts = [len(triangle_soup(key, level)[0]) for _, (key, level, _, _) in draws]
-    starts = np.concatenate([[0], np.cumsum(counts)]).astype(int)
-    out = np.empty((int(starts[-1]), FLOATS_PER_VERTEX), np.float32)
+    soups = [triangle_soup(key, level) for _, (key, level, _, _) in draws]
+    counts = [len(positions) for positions, _ in soups]
+    positions, normals = np.empty((2, sum(counts), 3), np.float32)
     poses = [obj.pose() for obj in objects]
-    for (key, level), members in groups.items():
-        positions, normals = triangle_soup(key, level)
-        stacked = np.stack([poses[draws[k][0]] for k in members])
-        linear = stacked[:, :3, :3]
-        world = positions @ linear.transpose(0, 2, 1) + stacked[:, None, :3, 3]
-        world_normals = normals @ np.linalg.inv(linear)  # the inverse transpose, on rows
-        world_normals /= np.linalg.norm(world_normals, axis=2, keepdims=True)
-        rows = starts[members][:, None] + np.arange(len(positions))  # each member's run of vertices
-        out[rows, 0:3], out[rows, 3:6] = world, world_normals
-        attributes = [
-            (*srgb_to_linear(color), surface.metallic, surface.roughness, i + 1)
-            for i, (_, _, color, surface) in (draws[k] for k in members)
-        ]
-        out[rows, 6:12] = np.array(attributes)[:, None, :]
-    return out
+    # rows times the transposed linear part, plus the translation; normals times the inverse (its transpose, on rows)
+    linear = [p[:3, :3].T.astype(np.float32) for p in poses]
+    shift = [p[:3, 3].astype(np.float32) for p in poses]
+    inverse = [np.linalg.inv(p[:3, :3]).astype(np.float32) for p in poses]
+    attributes = np.empty((len(draws), 6), np.float32)
+    start = 0
+    for k, ((i, (_, _, color, surface)), (unit_positions, unit_normals)) in enumerate(zip(draws, soups, strict=True)):
+        run = slice(start, start + counts[k])
+        np.matmul(unit_positions, linear[i], out=positions[run])
+        positions[run] += shift[i]
+        turned = np.matmul(unit_normals, inverse[i], out=normals[run])
+        turned /= np.sqrt(np.einsum("ij,ij->i", turned, turned))[:, None]
+        attributes[k] = (*srgb_to_linear(color), surface.metallic, surface.roughness, i + 1)
+        start = run.stop
+    return positions, normals, np.repeat(attributes, counts, axis=0)
 
 
 def _floor_model(backdrop: Backdrop) -> np.ndarray:
