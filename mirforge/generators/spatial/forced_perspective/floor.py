@@ -84,19 +84,24 @@ def paint(
     xs = (np.arange(size, dtype=np.float32) + 0.5 - c)[None, :] * depth / focal + np.float32(x0)
     ys = np.broadcast_to(depth + np.float32(y0), xs.shape)
     detail = np.clip(1 - depth**2 / (focal * h) / (FADE * floor.repeat), 0, 1)[..., None]  # one row's floor depth
-    colour, mean = _pattern(floor, xs / floor.repeat + floor.offset[0], ys / floor.repeat + floor.offset[1])
-    colour = mean + (colour - mean) * detail
+    pick, colours, mean = _pattern(floor, xs / floor.repeat + floor.offset[0], ys / floor.repeat + floor.offset[1])
+    # each row's colours with their detail faded toward the mean, then looked up per pixel
+    faded = np.minimum(mean + (colours[None] - mean) * detail, FLOOR_MAX)  # rows x colours x 3
+    rows = np.arange(len(pick))[:, None] * len(colours)
+    colour = np.take(faded.reshape(-1, 3), pick + rows, axis=0)
     shade = np.ones(xs.shape, np.float32)
+    first, last = len(shade), 0  # the rows some shadow reaches
     for o in objects:
         reach = 0.12 * max(o.size[0], o.size[1]) + 0.02 * o.size[2]
         dy = np.maximum(np.abs(ys[:, :1] - o.position[1]) - o.size[1] / 2, 0)  # one value a row
         # rows more than SHADOW_END reaches away get a factor that rounds to exactly 1 in float32: skipped
         near = np.flatnonzero(dy[:, 0] < SHADOW_END * reach)  # contiguous: ys is monotonic down the image
         if len(near):
-            rows = slice(near[0], near[-1] + 1)
-            dx = np.maximum(np.abs(xs[rows] - o.position[0]) - o.size[0] / 2, 0)
-            shade[rows] *= 1 - SHADOW * np.exp(-(dx + dy[rows]) / reach)
-    colour = np.minimum(colour * shade[..., None], FLOOR_MAX)
+            band = slice(near[0], near[-1] + 1)
+            dx = np.maximum(np.abs(xs[band] - o.position[0]) - o.size[0] / 2, 0)
+            shade[band] *= 1 - SHADOW * np.exp(-(dx + dy[band]) / reach)
+            first, last = min(first, band.start), max(last, band.stop)
+    colour[first:last] *= shade[first:last, :, None]
     np.copyto(out[horizon:], (colour + 0.5).astype(np.uint8), where=empty[horizon:, :, None])
     return out
 
@@ -105,35 +110,30 @@ def _frac(x: np.ndarray) -> np.ndarray:
     return x - np.floor(x)
 
 
-def _pattern(floor: Floor, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Colour of the pattern at pattern coordinates (u across, v ahead; one repeat per unit; a channel axis is
-    added), and its mean colour."""
+def _pattern(floor: Floor, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pattern at pattern coordinates (u across, v ahead; one repeat per unit): which colour each point takes
+    (an index), the colours, and their mean."""
     pal = np.array(PALETTES[floor.pattern][floor.palette], dtype=np.float32)
     if floor.pattern == "boards":  # boards three to a repeat, running away from the camera, ends staggered
         board = np.floor(u * 3)
         along = v / 1.5 + 0.37 * board
-        pick = (_hash(board, np.floor(along)) * len(pal)).astype(np.int64)
+        pick = (_hash(board, np.floor(along)) * len(pal)).astype(np.intp)
         seam = (np.abs(_frac(u * 3) - 0.5) > 0.47) | (np.abs(_frac(along) - 0.5) > 0.49)
-        colour = pal[pick] * np.where(seam, np.float32(0.7), np.float32(1.0))[..., None]
-        mean = pal.mean(axis=0) * 0.97
-    elif floor.pattern == "tiles":  # square tiles in a checker, thin grout
+        return pick + len(pal) * seam, np.concatenate([pal, pal * np.float32(0.7)]), pal.mean(axis=0) * 0.97
+    if floor.pattern == "tiles":  # square tiles in a checker, thin grout
         checker = _frac((np.floor(u) + np.floor(v)) / 2) > 0.25
         grout = (np.abs(_frac(u) - 0.5) > 0.47) | (np.abs(_frac(v) - 0.5) > 0.47)
-        colour = np.where(checker[..., None], pal[1], pal[0])
-        colour = np.where(grout[..., None], pal.min(axis=0) * 0.8, colour)
-        mean = pal.mean(axis=0) * 0.95
-    elif floor.pattern == "paving":  # stones half a repeat long in running bond, dark joints
+        colours = np.stack([pal[0], pal[1], pal.min(axis=0) * 0.8])
+        return np.where(grout, 2, checker.astype(np.intp)), colours, pal.mean(axis=0) * 0.95
+    if floor.pattern == "paving":  # stones half a repeat long in running bond, dark joints
         row = np.floor(v * 2)
         shift = u + 0.5 * (_frac(row / 2) > 0.25)
-        pick = (_hash(np.floor(shift), row) * 2).astype(np.int64)
+        pick = (_hash(np.floor(shift), row) * 2).astype(np.intp)
         joint = (np.abs(_frac(shift) - 0.5) > 0.46) | (np.abs(_frac(v * 2) - 0.5) > 0.44)
-        colour = np.where(joint[..., None], pal[2], pal[pick])
-        mean = pal[0] * 0.45 + pal[1] * 0.45 + pal[2] * 0.1
-    else:  # mat: large squares of two colours
-        checker = _frac((np.floor(u) + np.floor(v)) / 2) > 0.25
-        colour = np.where(checker[..., None], pal[1], pal[0])
-        mean = pal.mean(axis=0)
-    return colour, mean
+        return np.where(joint, 2, pick), pal, pal[0] * 0.45 + pal[1] * 0.45 + pal[2] * 0.1
+    # mat: large squares of two colours
+    checker = _frac((np.floor(u) + np.floor(v)) / 2) > 0.25
+    return checker.astype(np.intp), pal, pal.mean(axis=0)
 
 
 def _hash(a: np.ndarray, b: np.ndarray) -> np.ndarray:
