@@ -120,3 +120,24 @@ def test_default_folder_follows_xdg(monkeypatch, tmp_path):
     monkeypatch.delenv("MIRFORGE_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert asset_cache.cache_root() == tmp_path / "mirforge"
+
+
+# a process that renders catalogue objects from a warm cache: does it ever execute trimesh (and scipy, networkx)?
+RENDER_PROBE = """
+import json, sys
+from mirforge.render.gl import renderer
+from mirforge.render.objects.place import place
+from mirforge.render.scene3d import Scene3D, orbit_camera
+objects = (place("teapot", 1, "teapot", (0.0, 0.0), 0.3), place("chair", 2, "chair", (1.0, 0.0), 0.9))
+renderer(64).views(Scene3D(objects), [orbit_camera(30.0, 25.0, 4.0)])
+print(json.dumps([name in sys.modules for name in ("trimesh.creation", "scipy", "networkx")]))
+"""
+
+
+def test_a_warm_cache_renders_catalogue_objects_without_importing_trimesh(tmp_path):
+    env = {**os.environ, "MIRFORGE_CACHE": str(tmp_path)}
+    run = [sys.executable, "-c", RENDER_PROBE]
+    cold = json.loads(subprocess.run(run, env=env, capture_output=True, text=True, check=True).stdout)
+    warm = json.loads(subprocess.run(run, env=env, capture_output=True, text=True, check=True).stdout)
+    assert cold == [True, True, True]  # the meshes were built
+    assert warm == [False, False, False]  # about a second of imports saved in every worker

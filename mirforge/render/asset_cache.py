@@ -21,6 +21,7 @@ import tempfile
 import zipfile
 from collections.abc import Callable
 from functools import cache
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
@@ -46,10 +47,8 @@ def cache_root() -> Path | None:
 @cache
 def code_digest() -> str:
     """Digest of the asset builders' source and of the libraries that shape their numbers."""
-    import trimesh
-
     package = Path(__file__).resolve().parents[1]
-    h = hashlib.sha256(f"numpy {np.__version__} trimesh {trimesh.__version__}".encode())
+    h = hashlib.sha256(f"numpy {np.__version__} trimesh {version('trimesh')}".encode())
     for source in SOURCES:
         path = package / source
         for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
-import trimesh
 
 from mirforge.render.asset_cache import cached
 from mirforge.render.look import Material, material, part_material
 from mirforge.render.objects import model
 from mirforge.render.scene3d import SHAPES, Object3D
+
+if TYPE_CHECKING:
+    import trimesh
 
 SMOOTH = frozenset({"sphere", "capsule"})  # shaded with vertex normals; the others with face normals
 THIN = 0.25  # objects narrower than this (world units) get the coarse meshes: rods, strings, small knobs
@@ -50,6 +53,8 @@ def unit_mesh(shape: MeshKey, level: int = 1) -> trimesh.Trimesh:
     if isinstance(shape, tuple):
         kind, variant, part = shape
         return model(kind, variant).unit_part(part)
+    import trimesh  # only to build a primitive the asset cache does not hold
+
     sections = (12, 32)[level]
     if shape == "box":
         mesh = trimesh.creation.box((1, 1, 1))

@@ -285,11 +285,11 @@ def _stands_out(kind: str, variant: int, ground: tuple[RGB, ...]) -> bool:
     """Every part that makes up a sixth or more of the object's surface differs in colour from every colour of the
     floor, and less than a third of it is see-through."""
     parts = model(kind, variant).parts
-    total = sum(p.mesh.area for p in parts)
+    total = sum(p.area for p in parts)
     clear = [p for p in parts if p.material in SEE_THROUGH or p.color_name == "clear"]
-    if sum(p.mesh.area for p in clear) >= total / 3:
+    if sum(p.area for p in clear) >= total / 3:
         return False  # it shows the floor it stands on
-    large = [p for p in parts if p.mesh.area >= total / 6 and p not in clear]
+    large = [p for p in parts if p.area >= total / 6 and p not in clear]
     return all(_contrast(p.color, c) >= MIN_CONTRAST for p in large for c in ground)
 
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import trimesh
 
 from mirforge.errors import InputError
 from mirforge.render.asset_cache import cached
@@ -20,6 +19,9 @@ from mirforge.render.objects import kinds_furniture, kinds_household, kinds_kitc
 from mirforge.render.objects.geometry import corner_normals
 from mirforge.render.objects.spec import COLORS, MATERIALS, REGISTRY, RGB, Kind
 from mirforge.seeding import stable_hash
+
+if TYPE_CHECKING:
+    import trimesh
 
 KINDS: tuple[str, ...] = tuple(sorted(REGISTRY))
 CREASE_DEGREES = 35.0  # edges sharper than this stay sharp in the shading; gentler ones are smoothed
@@ -31,14 +33,31 @@ def get_kind(name: str) -> Kind:
     return REGISTRY[name]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Part:
     role: str
     color_name: str
     color: RGB
     material: str
     primary: bool  # takes the object's own colour when placed in a scene
-    mesh: trimesh.Trimesh  # metres, in the object's frame: footprint centred on the origin, standing on z = 0
+    # the surface in metres, in the object's frame: footprint centred on the origin, standing on z = 0
+    vertices: np.ndarray
+    faces: np.ndarray
+
+    @cached_property
+    def mesh(self) -> trimesh.Trimesh:
+        """The part as a trimesh, built on first use (rendering reads the arrays)."""
+        import trimesh
+
+        return trimesh.Trimesh(self.vertices, self.faces, process=False)
+
+    @cached_property
+    def area(self) -> float:
+        """Surface area in square metres (computed as trimesh does, to the last bit)."""
+        triangles = self.vertices[self.faces].astype(np.float64)
+        edges = triangles[:, 1:] - triangles[:, :2]
+        cross = np.cross(edges[:, 0], edges[:, 1])
+        return float((np.sqrt((cross**2).sum(axis=1)) / 2.0).sum())
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,7 +69,7 @@ class ObjectModel:
 
     @cached_property
     def bounds(self) -> np.ndarray:
-        corners = np.vstack([p.mesh.bounds for p in self.parts])
+        corners = np.vstack([p.vertices[p.faces].reshape(-1, 3) for p in self.parts])  # the vertices faces use
         return np.array([corners.min(axis=0), corners.max(axis=0)])
 
     @property
@@ -85,7 +104,10 @@ class ObjectModel:
 
     def unit_part(self, i: int) -> trimesh.Trimesh:
         """Part ``i`` fitted into the object's unit box [-0.5, 0.5]^3, one vertex per face corner, with
-        crease-aware vertex normals (the renderers' input; the scene's pose scales it back to its size)."""
+        crease-aware vertex normals (the renderers' input, cached as a triangle soup; the scene's pose scales it
+        back to its size)."""
+        import trimesh
+
         mesh = self.parts[i].mesh
         center = self.bounds.mean(axis=0)
         extents = self.bounds[1] - self.bounds[0]
@@ -118,10 +140,10 @@ def _model(name: str, variant: int) -> ObjectModel:
             color, material = spec.fixed[role]
         else:
             raise ValueError(f"{name} ({style.name}): part role {role!r} has no colour in finish {fin.label()}")
-        # built from the stored arrays alone (no normals or other state carried over from the builder), so a
-        # model read from the asset cache is the same to the last bit as one built here
-        mesh = trimesh.Trimesh(built[f"vertices{i}"], built[f"faces{i}"], process=False)
-        parts.append(Part(role, color, COLORS[color], material, role == fin.primary, mesh))
+        # the stored arrays alone (no normals or other state carried over from the builder), so a model read from
+        # the asset cache is the same to the last bit as one built here
+        vertices, faces = built[f"vertices{i}"], built[f"faces{i}"]
+        parts.append(Part(role, color, COLORS[color], material, role == fin.primary, vertices, faces))
     return ObjectModel(name, variant, style.name, tuple(parts))
 
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import trimesh
+
+from mirforge.lazy import lazy_module
+
+trimesh = lazy_module("trimesh")  # imported when a mesh is first built (a warm asset cache builds none)
 
 Profile = Sequence[tuple[float, float]]
 

@@ -4,8 +4,8 @@ in front sees them side on."""
 from __future__ import annotations
 
 import numpy as np
-import trimesh
 
+from mirforge.lazy import lazy_module
 from mirforge.render.objects.geometry import (
     arc,
     box,
@@ -20,6 +20,8 @@ from mirforge.render.objects.geometry import (
     union,
 )
 from mirforge.render.objects.spec import Parts, kind
+
+trimesh = lazy_module("trimesh")
 
 
 def _sphere_patches(radius: float, faces: list[np.ndarray], steps: int) -> trimesh.Trimesh:

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import trimesh
+
+if TYPE_CHECKING:
+    import trimesh
 
 RGB = tuple[int, int, int]
-Parts = list[tuple[str, trimesh.Trimesh]]
+Parts = list[tuple[str, "trimesh.Trimesh"]]
 Builder = Callable[[np.random.Generator, str, float], Parts]
 
 PROCEDURAL_SOURCE = "procedural (mirforge)"
