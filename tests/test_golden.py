@@ -21,7 +21,7 @@ import pytest
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
     ("all", 3, 3): "bb3d19132cfb754273a90ebc41ae26f28d946c272d9e4b31a4e8bfa30bffccb2",
-    ("all", 20, 3): "11bf2a33b52ddb925071537c2e462c004f7201b8cd21110279cf85fc79e5057e",
+    ("all", 20, 3): "b821c6900c9b6aefb4af75da4f871e1bc4ac027a5e3ef8e75d780756e62e07e2",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

@@ -48,6 +48,7 @@ TEXTURE_TAPS = 3  # along the footprint's long axis (anisotropic filtering); 1: 
 TEXTURE_LOD_BIAS = -0.25
 FLOOR_ALPHA = 0.81  # GGX alpha of the floor (roughness 0.9, as in the Cycles reference)
 AO_STRENGTH = 0.7  # of the analytic floor occlusion (objects are not solid columns)
+GLOSSY = 0.6  # surfaces smoother than this mirror the floor; the rest see its mean radiance
 BOUNCE = 0.7  # share of the floor's mean radiance that reaches objects from below (the floor under them is shaded)
 FLIP_Y = np.diag([1.0, -1.0, 1.0, 1.0])
 # one buffer per group, so the maps' passes fetch positions alone: world position; normal; linear albedo,
@@ -186,7 +187,11 @@ void main() {
     float w = 0.08 + 0.6 * a;
     vec2 ab = env_brdf(roughness, nv);
     vec3 spec_env = f0 * ab.x + ab.y;
-    vec3 below = roughness < 0.6 && r.z < 0.0 ? floor_seen(v_world, r, a) : bounce;  // glossy: the floor itself
+#ifdef MATTE
+    vec3 below = bounce;  // none of the parts this program draws is glossy enough to mirror the floor
+#else
+    vec3 below = roughness < GLOSSY && r.z < 0.0 ? floor_seen(v_world, r, a) : bounce;  // glossy: the floor itself
+#endif
     specular += mix(below, sky, smoothstep(-w, w, r.z)) * spec_env;
     vec3 diffuse = albedo * (1.0 - metallic) * (1.0 - spec_env) * (sun * (nl * shadow / PI) + ambient);
     out_color = encode(diffuse + specular);
@@ -349,6 +354,7 @@ def _source(shader: str, *defines: str) -> str:
         "FLOOR_K": FLOOR_ALPHA / 2,
         "AO_STRENGTH": AO_STRENGTH,
         "BOUNCE": BOUNCE,
+        "GLOSSY": GLOSSY,
         "TEXELS2": float(TEXTURE_SIZE**2),
     }
     header = "#version 330\n" + "".join(f"#define {d}\n" for d in (*defines, f"TEXTURE_TAPS {TEXTURE_TAPS}"))
@@ -356,7 +362,8 @@ def _source(shader: str, *defines: str) -> str:
     return shader.replace("#version 330\n", header, 1)
 
 
-SHADED = ("object", "floor", "floor_tex")  # the programs that light a surface
+SHADED = ("object", "object_matte", "floor", "floor_tex")  # the programs that light a surface
+OBJECT_PROGRAMS = ("object", "object_matte")
 GEOMETRY = (*SHADED, "ids")  # the programs that read the full vertex format
 
 
@@ -380,6 +387,8 @@ class ModernglRenderer:
         program = ctx.program
         self.programs = {
             "object": program(vertex_shader=VERTEX, fragment_shader=_source(OBJECT_FRAGMENT)),
+            # matte parts never look up the floor's reflection (llvmpipe would run the lookups under a false mask)
+            "object_matte": program(vertex_shader=VERTEX, fragment_shader=_source(OBJECT_FRAGMENT, "MATTE")),
             "floor": program(vertex_shader=VERTEX, fragment_shader=_source(FLOOR_FRAGMENT)),
             "floor_tex": program(vertex_shader=VERTEX, fragment_shader=_source(FLOOR_FRAGMENT, "TEXTURED")),
             "ids": program(vertex_shader=ID_VERTEX, fragment_shader=ID_FRAGMENT),
@@ -420,7 +429,8 @@ class ModernglRenderer:
         for prog in self.programs.values():
             for name, unit in units.items():
                 _set(prog, name, unit)
-        _set(self.programs["object"], "shadow_texel", 1.0 / SHADOW_SIZE)
+        for name in OBJECT_PROGRAMS:
+            _set(self.programs[name], "shadow_texel", 1.0 / SHADOW_SIZE)
         _set(self.programs["floor_tex"], "lod_scale", 2.0**TEXTURE_LOD_BIAS)
         self._textures: dict[tuple[str, int], object] = {}
 
@@ -469,13 +479,13 @@ class ModernglRenderer:
     # -- rendering ------------------------------------------------------------------------------------------------
     def views(self, scene: Scene3D, cameras: list[Camera], *, seg: bool = True, flat: bool = False) -> list[View]:
         with self.ctx:  # make this renderer's context current: a process may hold one per image size
-            groups = _object_vertices(scene.objects)
+            *groups, n_matte = _object_vertices(scene.objects)
             self._upload_objects(groups)
             n_vertices = len(groups[0])
             # a horizontal orthographic view (view_3d's front and side) sees the floor edge-on: nothing to draw
             floor = _floor_model(scene.look.backdrop) if scene.ground and not all(map(_edge_on, cameras)) else None
             self._prepare(scene, n_vertices, floor is not None, flat)
-            return [self._view(scene, n_vertices, floor, cam, seg) for cam in cameras]
+            return [self._view(scene, (n_matte, n_vertices), floor, cam, seg) for cam in cameras]
 
     def _prepare(self, scene: Scene3D, n_vertices: int, floor: bool, flat: bool) -> None:
         """Per-scene state shared by every camera: the three maps, the light, the floor's texture."""
@@ -499,12 +509,13 @@ class ModernglRenderer:
         for name in SHADED:
             for key, value in common.items():
                 _set(self.programs[name], key, value)
-        _write(self.programs["object"], "light_matrix", _f4(light_matrix))
+        for name in OBJECT_PROGRAMS:
+            _write(self.programs[name], "light_matrix", _f4(light_matrix))
         self.shadow_map.use(0)
         self.sun_map.use(2)
         self.ao_map.use(3)
         textured = backdrop.textured and floor
-        _set(self.programs["object"], "floor_textured", textured)
+        _set(self.programs["object"], "floor_textured", textured)  # only glossy parts read the floor
         if textured:
             self._floor_texture(backdrop).use(1)
             uv = backdrop.uv_matrix()
@@ -578,7 +589,8 @@ class ModernglRenderer:
             self.decal.render()
         return rect
 
-    def _view(self, scene: Scene3D, n_vertices: int, floor: np.ndarray | None, cam: Camera, seg: bool) -> View:
+    def _view(self, scene: Scene3D, counts: tuple[int, int], floor: np.ndarray | None, cam: Camera, seg: bool) -> View:
+        """One camera's colour, ids and depth; ``counts``: the matte vertices (first in the buffer) and all."""
         import moderngl
 
         ctx = self.ctx
@@ -590,7 +602,7 @@ class ModernglRenderer:
         if seg and self.samples:
             self.id_fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)
             self.id_fbo.use()
-            self._draw("ids", view_proj, n_vertices, None)  # the floor's id is the cleared 0
+            self._draw("ids", view_proj, counts[1], None)  # the floor's id is the cleared 0
             ids, raw_depth = self._read_ids()
             depth = _depth_reader(raw_depth, cam, ids)
         self.color_fbo.clear(*(c / 255 for c in scene.look.backdrop.sky), 1.0, depth=1.0)
@@ -608,7 +620,9 @@ class ModernglRenderer:
         for name in SHADED:
             for key, value in per_camera.items():
                 _set(self.programs[name], key, value)
-        self._draw("object", view_proj, n_vertices, None)  # objects first: the floor under them is never shaded
+        n_matte, n_vertices = counts
+        for name, first, count in (("object_matte", 0, n_matte), ("object", n_matte, n_vertices - n_matte)):
+            self._draw(name, view_proj, count, None, first)  # objects first: the floor under them is never shaded
         self._draw(floor_program, view_proj, 0, floor)
         rgb = np.empty((self.size, self.size, 3), np.uint8)
         if self.samples:
@@ -623,13 +637,16 @@ class ModernglRenderer:
                 ids, depth = exact_ids, _depth_reader(raw_depth, cam, exact_ids)
         return View(rgb=rgb, ids=ids, depth=depth)
 
-    def _draw(self, program: str, view_proj: np.ndarray, n_vertices: int, floor: np.ndarray | None) -> None:
-        """The objects (``n_vertices`` of them in the buffer) and then the floor (when ``floor`` is its model)."""
+    def _draw(
+        self, program: str, view_proj: np.ndarray, n_vertices: int, floor: np.ndarray | None, first: int = 0
+    ) -> None:
+        """``n_vertices`` of the objects' buffer from ``first`` on, and then the floor (when ``floor`` is its
+        model)."""
         prog = self.programs[program]
         if n_vertices:
             prog["mvp"].write(_f4(view_proj))
             _write(prog, "model", _IDENTITY)
-            self.object_vaos[program].render(vertices=n_vertices)
+            self.object_vaos[program].render(vertices=n_vertices, first=first)
         if floor is not None:
             prog["mvp"].write(_f4(view_proj @ floor))
             _write(prog, "model", _f4(floor))
@@ -643,11 +660,13 @@ class ModernglRenderer:
         return ids, raw_depth
 
 
-def _object_vertices(objects: tuple[Object3D, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _object_vertices(objects: tuple[Object3D, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """All objects as one world-space triangle soup, in the groups of ``VERTEX_LAYOUT``: positions, normals and
-    (albedo, metallic, roughness, id), float32. A catalogue object is one run of vertices per part (see
-    ``draw_parts``), every part with the object's id."""
+    (albedo, metallic, roughness, id), float32; and how many vertices, first in the buffer, belong to matte parts
+    (see ``GLOSSY``). A catalogue object is one run of vertices per part (see ``draw_parts``), every part with the
+    object's id."""
     draws = [(i, part) for i, obj in enumerate(objects) for part in draw_parts(obj)]
+    draws.sort(key=lambda d: _glossy(d[1][3]))  # stable: matte parts first, each group in the scene's order
     soups = [triangle_soup(key, level) for _, (key, level, _, _) in draws]
     counts = [len(positions) for positions, _ in soups]
     positions, normals = np.empty((2, sum(counts), 3), np.float32)
@@ -666,7 +685,13 @@ def _object_vertices(objects: tuple[Object3D, ...]) -> tuple[np.ndarray, np.ndar
         turned /= np.sqrt(np.einsum("ij,ij->i", turned, turned))[:, None]
         attributes[k] = (*srgb_to_linear(color), surface.metallic, surface.roughness, i + 1)
         start = run.stop
-    return positions, normals, np.repeat(attributes, counts, axis=0)
+    n_matte = sum(n for n, (_, part) in zip(counts, draws, strict=True) if not _glossy(part[3]))
+    return positions, normals, np.repeat(attributes, counts, axis=0), n_matte
+
+
+def _glossy(surface) -> bool:
+    """Whether the object shader mirrors the floor in this surface (compared in float32, as the shader does)."""
+    return bool(np.float32(surface.roughness) < np.float32(GLOSSY))
 
 
 def _floor_model(backdrop: Backdrop) -> np.ndarray:
