@@ -116,7 +116,6 @@ OBJECT_FRAGMENT = (
     + """
 uniform sampler2DShadow shadow_map;
 uniform sampler2D floor_tex;  // what glossy objects see of the floor below the horizon
-uniform bool floor_textured;
 uniform vec3 floor_albedo;
 uniform mat3x2 uv_matrix;
 uniform float texels_per_unit;
@@ -146,11 +145,12 @@ vec2 env_brdf(float roughness, float nv) {
 vec3 floor_seen(vec3 p, vec3 r, float alpha) {
     float t = (FLOOR_Z - p.z) / min(r.z, -1e-3);
     vec2 xy = p.xy + t * r.xy;
+#ifdef TEXTURED
+    float lod = log2(max(1.0, t * (alpha + 0.02) * texels_per_unit));
+    vec3 albedo = textureLod(floor_tex, uv_matrix * vec3(xy, 1.0), lod).rgb;
+#else
     vec3 albedo = floor_albedo;
-    if (floor_textured) {
-        float lod = log2(max(1.0, t * (alpha + 0.02) * texels_per_unit));
-        albedo = textureLod(floor_tex, uv_matrix * vec3(xy, 1.0), lod).rgb;
-    }
+#endif
     vec2 at = (xy - sun_rect.xy) * sun_rect.zw, blur = t * alpha * sun_rect.zw;  // shadows blurred by the lobe too
     float shadow = 0.25 * (texture(sun_map, at + vec2(blur.x, 0.0)).r + texture(sun_map, at - vec2(blur.x, 0.0)).r
                          + texture(sun_map, at + vec2(0.0, blur.y)).r + texture(sun_map, at - vec2(0.0, blur.y)).r);
@@ -362,8 +362,10 @@ def _source(shader: str, *defines: str) -> str:
     return shader.replace("#version 330\n", header, 1)
 
 
-SHADED = ("object", "object_matte", "floor", "floor_tex")  # the programs that light a surface
-OBJECT_PROGRAMS = ("object", "object_matte")
+# the programs that light a surface; objects have three, compiled apart because llvmpipe runs every lookup of a
+# shader, even under a false condition: glossy parts over a textured floor, over a plain one, and matte parts
+OBJECT_PROGRAMS = ("object_tex", "object", "object_matte")
+SHADED = (*OBJECT_PROGRAMS, "floor", "floor_tex")
 GEOMETRY = (*SHADED, "ids")  # the programs that read the full vertex format
 
 
@@ -386,8 +388,8 @@ class ModernglRenderer:
         self.size, self.samples = size, samples
         program = ctx.program
         self.programs = {
+            "object_tex": program(vertex_shader=VERTEX, fragment_shader=_source(OBJECT_FRAGMENT, "TEXTURED")),
             "object": program(vertex_shader=VERTEX, fragment_shader=_source(OBJECT_FRAGMENT)),
-            # matte parts never look up the floor's reflection (llvmpipe would run the lookups under a false mask)
             "object_matte": program(vertex_shader=VERTEX, fragment_shader=_source(OBJECT_FRAGMENT, "MATTE")),
             "floor": program(vertex_shader=VERTEX, fragment_shader=_source(FLOOR_FRAGMENT)),
             "floor_tex": program(vertex_shader=VERTEX, fragment_shader=_source(FLOOR_FRAGMENT, "TEXTURED")),
@@ -433,6 +435,7 @@ class ModernglRenderer:
             _set(self.programs[name], "shadow_texel", 1.0 / SHADOW_SIZE)
         _set(self.programs["floor_tex"], "lod_scale", 2.0**TEXTURE_LOD_BIAS)
         self._textures: dict[tuple[str, int], object] = {}
+        self.glossy = "object"  # set per scene by _prepare
 
     # -- resources ------------------------------------------------------------------------------------------------
     def _vertex_array(self, program: str, vbos: list):
@@ -515,13 +518,13 @@ class ModernglRenderer:
         self.sun_map.use(2)
         self.ao_map.use(3)
         textured = backdrop.textured and floor
-        _set(self.programs["object"], "floor_textured", textured)  # only glossy parts read the floor
+        self.glossy = "object_tex" if textured else "object"  # the program of parts that mirror the floor
         if textured:
             self._floor_texture(backdrop).use(1)
             uv = backdrop.uv_matrix()
-            for name in ("object", "floor_tex"):
+            for name in ("object_tex", "floor_tex"):
                 _write(self.programs[name], "uv_matrix", uv.T.astype("f4").tobytes())
-            _set(self.programs["object"], "texels_per_unit", float(np.linalg.norm(uv[0, :2])) * TEXTURE_SIZE)
+            _set(self.programs["object_tex"], "texels_per_unit", float(np.linalg.norm(uv[0, :2])) * TEXTURE_SIZE)
 
     def _shadow_map(self, objects: tuple[Object3D, ...], light: Light, n_vertices: int) -> np.ndarray:
         import moderngl
@@ -621,7 +624,7 @@ class ModernglRenderer:
             for key, value in per_camera.items():
                 _set(self.programs[name], key, value)
         n_matte, n_vertices = counts
-        for name, first, count in (("object_matte", 0, n_matte), ("object", n_matte, n_vertices - n_matte)):
+        for name, first, count in (("object_matte", 0, n_matte), (self.glossy, n_matte, n_vertices - n_matte)):
             self._draw(name, view_proj, count, None, first)  # objects first: the floor under them is never shaded
         self._draw(floor_program, view_proj, 0, floor)
         rgb = np.empty((self.size, self.size, 3), np.uint8)
