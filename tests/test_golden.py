@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "bb3d19132cfb754273a90ebc41ae26f28d946c272d9e4b31a4e8bfa30bffccb2",
-    ("all", 20, 3): "b821c6900c9b6aefb4af75da4f871e1bc4ac027a5e3ef8e75d780756e62e07e2",
+    ("all", 3, 3): "f1007abb1b46b3a863be38d0b510e7e1d1c5faa18bbacf5a675cfea72a05d044",
+    ("all", 20, 3): "76f400ca4c42e2208825258d511079f867c97f22ad136972bed9a43751f1fdf0",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 
