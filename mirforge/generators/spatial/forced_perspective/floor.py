@@ -73,11 +73,9 @@ def paint(
     size = rgb.shape[0]
     c = size / 2
     horizon = int(np.ceil(c - 0.5))  # the first row whose centre lies below the horizon
-    out = rgb.copy()
-    empty = ids == 0
+    out = np.empty_like(rgb)  # the backdrop everywhere, then the objects' pixels copied over it
     t = ((np.arange(horizon, dtype=np.float32) + 0.5) / c)[:, None, None]
-    sky = np.round(SKY_TOP * (1 - t) + SKY_HORIZON * t).astype(np.uint8)
-    np.copyto(out[:horizon], np.broadcast_to(sky, (horizon, size, 3)), where=empty[:horizon, :, None])
+    out[:horizon] = np.round(SKY_TOP * (1 - t) + SKY_HORIZON * t).astype(np.uint8)
 
     x0, y0, h = camera
     depth = (focal * h / (np.arange(horizon, size, dtype=np.float32) + 0.5 - c))[:, None]
@@ -102,7 +100,9 @@ def paint(
             shade[band] *= 1 - SHADOW * np.exp(-(dx + dy[band]) / reach)
             first, last = min(first, band.start), max(last, band.stop)
     colour[first:last] *= shade[first:last, :, None]
-    np.copyto(out[horizon:], (colour + 0.5).astype(np.uint8), where=empty[horizon:, :, None])
+    out[horizon:] = colour + 0.5  # truncated to uint8 on assignment: rounded
+    shown = np.flatnonzero(ids)  # a few objects' pixels: indexed, where a masked copy would visit every pixel
+    out.reshape(-1, 3)[shown] = rgb.reshape(-1, 3)[shown]
     return out
 
 
