@@ -86,6 +86,16 @@ def test_every_style_builds_closed_parts_at_a_real_height(kind):
             assert np.allclose(np.linalg.norm(unit.vertex_normals, axis=1), 1.0, atol=1e-6)
 
 
+@pytest.mark.parametrize(("kind", "variant"), [("mug", 0), ("chair", 3), ("teapot", 7), ("toy car", 1), ("globe", 2)])
+def test_part_area_and_model_bounds_read_from_the_arrays_equal_trimeshs_to_the_bit(kind, variant):
+    # what layouts use (areas, bounds -> sizes) is computed without trimesh; it must not drift from trimesh's numbers
+    m = model(kind, variant)
+    for part in m.parts:
+        assert part.area == float(part.mesh.area), (kind, variant, part.role)
+    corners = np.vstack([p.mesh.bounds for p in m.parts])
+    assert np.array_equal(m.bounds, np.array([corners.min(axis=0), corners.max(axis=0)]))
+
+
 def test_same_kind_and_variant_give_the_same_bytes_in_a_fresh_process():
     pairs = [("mug", 0), ("teapot", 7), ("football", 2), ("flower pot", 12), ("globe", 4)]
     here = [digest(k, v) for k, v in pairs]

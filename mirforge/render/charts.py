@@ -177,8 +177,9 @@ def _ticks(ax: Any, spec: ChartSpec, renderer: Any) -> _Ticks:
         axis.set_major_locator(ticker.NullLocator())
     ax.hlines(ys, 0, 1, transform=yaxis_t, colors="#cccccc", linewidths=0.6, zorder=0.5)
     size, width, pad = rc["ytick.major.size"], rc["ytick.major.width"], rc["ytick.major.pad"]
+    # gid "ticks": not a series' line, which _read looks for among the axes' lines
     marks = {"linestyle": "", "markersize": size, "markeredgewidth": width, "color": "black", "clip_on": False}
-    marks["gid"] = "ticks"  # not a series' line
+    marks["gid"] = "ticks"
     ax.add_artist(lines.Line2D([0] * len(ys), ys, marker=lines.TICKLEFT, transform=yaxis_t, **marks))
     ax.add_artist(lines.Line2D(xs, [0] * len(xs), marker=lines.TICKDOWN, transform=xaxis_t, **marks))
     shift = (size + pad) / 72

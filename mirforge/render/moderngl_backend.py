@@ -369,7 +369,7 @@ def _source(shader: str, *defines: str) -> str:
 # shader, even under a false condition: glossy parts over a textured floor, over a plain one, and matte parts
 OBJECT_PROGRAMS = ("object_tex", "object", "object_matte")
 SHADED = (*OBJECT_PROGRAMS, "floor", "floor_tex")
-GEOMETRY = (*SHADED, "ids")  # the programs that read the full vertex format
+GEOMETRY = (*SHADED, "ids")  # the programs drawn over the floor's quad as well as the objects
 
 
 class ModernglRenderer:
@@ -438,7 +438,6 @@ class ModernglRenderer:
             _set(self.programs[name], "shadow_texel", 1.0 / SHADOW_SIZE)
         _set(self.programs["floor_tex"], "lod_scale", 2.0**TEXTURE_LOD_BIAS)
         self._textures: dict[tuple[str, int], object] = {}
-        self.glossy = "object"  # set per scene by _prepare
 
     # -- resources ------------------------------------------------------------------------------------------------
     def _vertex_array(self, program: str, vbos: list):
@@ -526,9 +525,7 @@ class ModernglRenderer:
         self.shadow_map.use(0)
         self.sun_map.use(2)
         self.ao_map.use(3)
-        textured = backdrop.textured and floor
-        self.glossy = "object_tex" if textured else "object"  # the program of parts that mirror the floor
-        if textured:
+        if backdrop.textured and floor:
             self._floor_texture(backdrop).use(1)
             uv = backdrop.uv_matrix()
             for name in ("object_tex", "floor_tex"):
@@ -610,6 +607,8 @@ class ModernglRenderer:
         ctx.enable_only(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         ctx.front_face, ctx.cull_face = "cw", "back"  # the flipped projection mirrors the winding
         floor_program = "floor_tex" if scene.look.backdrop.textured else "floor"
+        # glossy parts mirror the floor: its texture only when there is a textured floor to see
+        glossy = "object_tex" if scene.look.backdrop.textured and floor is not None else "object"
         ids = depth = None
         if seg and self.samples:
             self.id_fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)
@@ -633,7 +632,7 @@ class ModernglRenderer:
             for key, value in per_camera.items():
                 _set(self.programs[name], key, value)
         n_matte, n_vertices = counts
-        for name, first, count in (("object_matte", 0, n_matte), (self.glossy, n_matte, n_vertices - n_matte)):
+        for name, first, count in (("object_matte", 0, n_matte), (glossy, n_matte, n_vertices - n_matte)):
             self._draw(name, view_proj, count, None, first)  # objects first: the floor under them is never shaded
         self._draw(floor_program, view_proj, 0, floor)
         rgb = np.empty((self.size, self.size, 3), np.uint8)
@@ -679,6 +678,7 @@ def _object_vertices(objects: tuple[Object3D, ...]) -> tuple[np.ndarray, np.ndar
     object's id."""
     draws = [(i, part) for i, obj in enumerate(objects) for part in draw_parts(obj)]
     draws.sort(key=lambda d: _glossy(d[1][3]))  # stable: matte parts first, each group in the scene's order
+    n_matte_draws = sum(not _glossy(surface) for _, (_, _, _, surface) in draws)
     soups = [triangle_soup(key, level) for _, (key, level, _, _) in draws]
     counts = [len(positions) for positions, _ in soups]
     positions, normals = np.empty((2, sum(counts), 3), np.float32)
@@ -697,8 +697,7 @@ def _object_vertices(objects: tuple[Object3D, ...]) -> tuple[np.ndarray, np.ndar
         turned /= np.sqrt(np.einsum("ij,ij->i", turned, turned))[:, None]
         attributes[k] = (*srgb_to_linear(color), surface.metallic, surface.roughness, i + 1)
         start = run.stop
-    n_matte = sum(n for n, (_, part) in zip(counts, draws, strict=True) if not _glossy(part[3]))
-    return positions, normals, np.repeat(attributes, counts, axis=0), n_matte
+    return positions, normals, np.repeat(attributes, counts, axis=0), sum(counts[:n_matte_draws])
 
 
 def _glossy(surface) -> bool:
