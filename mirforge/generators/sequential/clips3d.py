@@ -318,6 +318,10 @@ def _apart(a: tuple[float, ...], b: tuple[float, ...], gap: float = 2 * NEAR_PX 
     return not (a[0] - gap < b[2] and b[0] - gap < a[2] and a[1] - gap < b[3] and b[1] - gap < a[3])
 
 
+_RIM_ANGLES = np.linspace(0, 2 * np.pi, 8, endpoint=False)
+_RIM_COS, _RIM_SIN = np.cos(_RIM_ANGLES), np.sin(_RIM_ANGLES)
+
+
 class Layout:
     """Objects placed one by one in a clip: each new one whole in the frame and apart from the others in every
     shown frame (times ``shown``), and never touching another during the clip (times ``clip``)."""
@@ -326,29 +330,34 @@ class Layout:
         self.shot, self.shown, self.clip, self.size = shot, list(shown), list(clip), size
         self.views = [np.linalg.inv(shot.camera(t).pose()) for t in self.shown]
         self.focal = 1.0 / math.tan(shot.yfov / 2)
+        self._middle = shot.camera(0.5 * (self.shown[0] + self.shown[-1]))  # where spot() looks from
+        self._frames = [(view[:3, :3].T, view[:3, 3]) for view in self.views]
         self.props: list[Prop] = []
         self._boxes: list[list[tuple[float, float, float, float]]] = []
 
     def spot(self, rng: np.random.Generator) -> np.ndarray:
         """A random floor point that the camera sees, halfway through the shown frames, in the lower two thirds of
         the picture (far objects look small)."""
-        cam = self.shot.camera(0.5 * (self.shown[0] + self.shown[-1]))
         x = float(rng.uniform(0.12, 0.88)) * self.size
         y = float(rng.uniform(0.33, 0.9)) * self.size
-        return np.array(floor_at(cam, self.size, x, y))
+        return np.array(floor_at(self._middle, self.size, x, y))
 
     def sees_disc(self, center: np.ndarray, radius: float) -> bool:
-        """Whether a floor disc around ``center`` is in view (with the usual margin) in every shown frame."""
-        angles = np.linspace(0, 2 * np.pi, 8, endpoint=False)
-        rim = np.c_[center[0] + radius * np.cos(angles), center[1] + radius * np.sin(angles), np.zeros(8)]
-        for view in self.views:
-            cam = rim @ view[:3, :3].T + view[:3, 3]
+        """Whether a floor disc around ``center`` is in view (with the usual margin) in every shown frame (eight
+        points of its rim; motion's layout search asks a few hundred times a scene)."""
+        rim = np.zeros((len(_RIM_COS), 3))
+        rim[:, 0] = center[0] + radius * _RIM_COS
+        rim[:, 1] = center[1] + radius * _RIM_SIN
+        half = self.size / 2
+        for rotation, shift in self._frames:
+            cam = rim @ rotation + shift
             depth = -cam[:, 2]
-            if (depth <= 0.05).any():
+            if depth.min() <= 0.05:
                 return False
-            x = (cam[:, 0] * self.focal / depth + 1) * self.size / 2
-            y = (1 - cam[:, 1] * self.focal / depth) * self.size / 2
-            if not in_view((x.min(), y.min(), x.max(), y.max()), self.size):
+            ndc = cam[:, :2] * self.focal / depth[:, None]
+            lo, hi = ndc.min(axis=0), ndc.max(axis=0)  # x grows with ndc x, y falls with ndc y
+            box = ((lo[0] + 1) * half, (1 - hi[1]) * half, (hi[0] + 1) * half, (1 - lo[1]) * half)
+            if not in_view(box, self.size):
                 return False
         return True
 

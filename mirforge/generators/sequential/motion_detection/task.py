@@ -785,38 +785,26 @@ def _clear(corridor: list[np.ndarray], others: list[list[np.ndarray]], gap: floa
     """Whether a new object's corridor keeps ``gap`` from where the others stand (their corridors' starts), and
     where it stands keeps ``gap`` from their corridors: each object has a way to move that the others leave free."""
     for other in others:
-        if _polyline_gap(corridor, other[:1]) <= gap or _polyline_gap(other, corridor[:1]) <= gap:
+        if _gap_to_point(corridor, other[0]) <= gap or _gap_to_point(other, corridor[0]) <= gap:
             return False
     return True
-
-
-def _polyline_gap(a: list[np.ndarray], b: list[np.ndarray]) -> float:
-    """Smallest distance between two polylines (0 where they cross)."""
-    a = [(float(p[0]), float(p[1])) for p in a]  # plain floats: the layout search calls this ~10^4 times a scene
-    b = [(float(p[0]), float(p[1])) for p in b]
-    gap = math.inf
-    for p0, p1 in zip(a, a[1:] or a, strict=False):
-        for q0, q1 in zip(b, b[1:] or b, strict=False):
-            if _cross(p0, p1, q0, q1):
-                return 0.0
-            gap = min(
-                gap,
-                _segment_distance(p0, q0, q1),
-                _segment_distance(p1, q0, q1),
-                _segment_distance(q0, p0, p1),
-                _segment_distance(q1, p0, p1),
-            )
-    return gap
 
 
 Point = tuple[float, float]
 
 
-def _cross(p0: Point, p1: Point, q0: Point, q1: Point) -> bool:
-    def side(a: Point, b: Point, c: Point) -> float:
-        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
-
-    return side(p0, p1, q0) * side(p0, p1, q1) < 0 and side(q0, q1, p0) * side(q0, q1, p1) < 0
+def _gap_to_point(line: list[np.ndarray], q: np.ndarray) -> float:
+    """Smallest distance from point ``q`` to a polyline (plain floats: the layout search asks ~10^4 times a
+    scene)."""
+    point = (float(q[0]), float(q[1]))
+    pts = [(float(p[0]), float(p[1])) for p in line]
+    gap = math.inf
+    for x, y in pts:
+        dx, dy = x - point[0], y - point[1]
+        gap = min(gap, math.sqrt(dx * dx + dy * dy))
+    for a, b in zip(pts, pts[1:], strict=False):
+        gap = min(gap, _segment_distance(point, a, b))
+    return gap
 
 
 def _segment_distance(p: Point, a: Point, b: Point) -> float:

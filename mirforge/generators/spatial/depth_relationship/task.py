@@ -25,7 +25,9 @@ spread won 34-46%), and with cameras at different distances the photo where ever
 
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -359,9 +361,10 @@ def _plan_order(scene: Scene, depth: np.ndarray, clear: np.ndarray, rng: np.rand
     bit = 1 << np.arange(n_obj, dtype=np.int64)
     side = signs[:, :, None, :]  # (view, a, -, r): a's side of r
     clear_side = side != 0
-    agree = ((signs[:, None, :, :] == side) & clear_side) @ bit
-    oppose = ((signs[:, None, :, :] == -side) & clear_side) @ bit
-    agree, oppose, shown = agree.tolist(), oppose.tolist(), (clear @ bit).tolist()
+    agree_bits = ((signs[:, None, :, :] == side) & clear_side) @ bit
+    oppose_bits = ((signs[:, None, :, :] == -side) & clear_side) @ bit
+    shown_bits = clear @ bit
+    agree, oppose, shown = agree_bits.tolist(), oppose_bits.tolist(), shown_bits.tolist()
 
     for _ in range(PLAN_TRIES):
         views = [int(v) for v in rng.permutation(n_views)]
@@ -387,8 +390,18 @@ def _plan_order(scene: Scene, depth: np.ndarray, clear: np.ndarray, rng: np.rand
         premise_bits = sum(1 << x for x in xs)  # distinct, checked above
         for a in [pool[int(k)] for k in rng.permutation(len(pool))]:
             rest = [i for i in pool if i != a]
-            sets = list(itertools.permutations(rest, c))
-            for ds in [sets[int(k)] for k in rng.permutation(len(sets))[:DISTRACTOR_SETS]]:
+            arranged = _arrangements(len(rest), c)[rng.permutation(math.perm(len(rest), c))[:DISTRACTOR_SETS]]
+            drawn = np.array(rest, dtype=np.int64)[arranged]  # distractor sets, one a row
+            # most sets fail the first photo's test below: it is done for every set at once, and the loop (with
+            # its draws) runs for the others alone, in the same order
+            if uses[0] is not None:
+                first = np.full(len(drawn), 1 << xs[uses[0]], dtype=np.int64)
+            else:
+                first = shown_bits[views[0]] & ~(premise_bits | 1 << a | (1 << drawn).sum(axis=1))
+            first &= oppose_bits[views[0], a][drawn[:, 0]]
+            for j in range(1, c):
+                first &= agree_bits[views[0], a][drawn[:, j]]
+            for ds in drawn[first != 0].tolist():
                 refs = []
                 taken = premise_bits | 1 << a
                 for d in ds:
@@ -424,6 +437,12 @@ def _plan_order(scene: Scene, depth: np.ndarray, clear: np.ndarray, rng: np.rand
                     picked = [picked[int(k)] for k in rng.permutation(3)]
                     return {"premises": premises, "conditions": conds, "answer": a, "distractors": picked}
     return None
+
+
+@functools.cache
+def _arrangements(n: int, k: int) -> np.ndarray:
+    """Every ordered choice of ``k`` of ``n`` positions, in ``itertools.permutations`` order (rows)."""
+    return np.array(list(itertools.permutations(range(n), k)), dtype=np.int64).reshape(-1, k)
 
 
 def _premise_needed(
