@@ -15,7 +15,7 @@ three small maps shared by every camera:
 Then per camera one pass writes colour, object ids and depth: a Principled-like BSDF (Lambert diffuse, GGX specular
 from the sun, a split-sum reflection of the sky above the horizon and the lit floor below; rubber, plastic, metal),
 a hemisphere of sky and floor bounce for ambient light, the floor's texture (three trilinear taps along the pixel
-footprint: anisotropic filtering) and maps. Silhouettes (and the horizon) are then anti-aliased along the exact ids
+footprint: anisotropic filtering) and maps. The floor beyond the maps' rectangle is drawn without their lookups. Silhouettes (and the horizon) are then anti-aliased along the exact ids
 (:func:`smooth_edges`); ``samples=4`` multisamples the colour instead, with ids and depth from a separate aliased
 pass. Either way ids never blend: masks, boxes and depths are those of an aliased render.
 
@@ -241,8 +241,12 @@ void main() {
     if (flat_color) { out_color = encode(base); return; }
     vec3 v = view_vector();
     vec3 l = -light_dir;
+#ifdef OPEN  // the floor beyond both maps: no shadow or occlusion reaches it
+    float shadow = 1.0, ao = 1.0;
+#else
     float shadow = texture(sun_map, (v_world.xy - sun_rect.xy) * sun_rect.zw).r;
     float ao = texture(ao_map, (v_world.xy - ao_rect.xy) * ao_rect.zw).r;
+#endif
     float nl = max(l.z, 0.0);
     float nv = max(v.z, 1e-4);
     float q = 1.0 - nv;
@@ -368,8 +372,11 @@ def _source(shader: str, *defines: str) -> str:
 # the programs that light a surface; objects have three, compiled apart because llvmpipe runs every lookup of a
 # shader, even under a false condition: glossy parts over a textured floor, over a plain one, and matte parts
 OBJECT_PROGRAMS = ("object_tex", "object", "object_matte")
-SHADED = (*OBJECT_PROGRAMS, "floor", "floor_tex")
-GEOMETRY = (*SHADED, "ids")  # the programs drawn over the floor's quad as well as the objects
+# the floor's programs by whether it is textured: where the maps reach (their rectangle), and beyond, without the
+# maps' two lookups (a tenth of a view on llvmpipe); the floor is drawn as a 3 x 3 grid of cells around that rectangle
+FLOOR_PROGRAMS = {False: ("floor", "floor_open"), True: ("floor_tex", "floor_tex_open")}
+SHADED = (*OBJECT_PROGRAMS, *FLOOR_PROGRAMS[False], *FLOOR_PROGRAMS[True])
+GEOMETRY = (*SHADED, "ids")
 
 
 class ModernglRenderer:
@@ -396,6 +403,10 @@ class ModernglRenderer:
             "object_matte": program(vertex_shader=VERTEX, fragment_shader=_source(OBJECT_FRAGMENT, "MATTE")),
             "floor": program(vertex_shader=VERTEX, fragment_shader=_source(FLOOR_FRAGMENT)),
             "floor_tex": program(vertex_shader=VERTEX, fragment_shader=_source(FLOOR_FRAGMENT, "TEXTURED")),
+            "floor_open": program(vertex_shader=VERTEX, fragment_shader=_source(FLOOR_FRAGMENT, "OPEN")),
+            "floor_tex_open": program(
+                vertex_shader=VERTEX, fragment_shader=_source(FLOOR_FRAGMENT, "TEXTURED", "OPEN")
+            ),
             "ids": program(vertex_shader=ID_VERTEX, fragment_shader=ID_FRAGMENT),
             "depth": program(vertex_shader=POSITION_VERTEX, fragment_shader=EMPTY_FRAGMENT),
             "project": program(vertex_shader=_source(PROJECT_VERTEX), fragment_shader=BLACK_FRAGMENT),
@@ -425,9 +436,16 @@ class ModernglRenderer:
             tex.repeat_x = tex.repeat_y = False  # beyond a map's edge: its cleared border, lit and open
         corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, -1], [1, 1], [-1, 1]], "f4")
         self.decal = ctx.vertex_array(self.programs["decal"], [(ctx.buffer(corners.tobytes()), "2f", "in_corner")])
-        # the floor's quad, [-1, 1]^2 facing up (its model scales it); its albedo and material come from uniforms
-        floor = (np.c_[corners, np.zeros(6, "f4")], np.tile(np.array([0, 0, 1], "f4"), (6, 1)), np.zeros((6, 6), "f4"))
-        self.floor_vaos = {name: self._vertex_array(name, [ctx.buffer(a) for a in floor]) for name in GEOMETRY}
+        # the floor: [-1, 1]^2 facing up (its model scales it), as the cells of _floor_cells (positions written per
+        # scene); its albedo and material come from uniforms
+        n = len(_floor_cells((0.0, 0.0, 0.0, 0.0)))
+        self.floor_vbo = ctx.buffer(reserve=n * 12)
+        floor = [
+            self.floor_vbo,
+            ctx.buffer(np.tile(np.array([0, 0, 1], "f4"), (n, 1))),
+            ctx.buffer(np.zeros((n, 6), "f4")),
+        ]
+        self.floor_vaos = {name: self._vertex_array(name, floor) for name in SHADED}
         self.object_vbos: list = []
         self.object_vaos: dict[str, object] = {}
         units = {"shadow_map": 0, "floor_tex": 1, "sun_map": 2, "ao_map": 3}
@@ -436,7 +454,8 @@ class ModernglRenderer:
                 _set(prog, name, unit)
         for name in OBJECT_PROGRAMS:
             _set(self.programs[name], "shadow_texel", 1.0 / SHADOW_SIZE)
-        _set(self.programs["floor_tex"], "lod_scale", 2.0**TEXTURE_LOD_BIAS)
+        for name in FLOOR_PROGRAMS[True]:
+            _set(self.programs[name], "lod_scale", 2.0**TEXTURE_LOD_BIAS)
         self._textures: dict[tuple[str, int], object] = {}
 
     # -- resources ------------------------------------------------------------------------------------------------
@@ -506,6 +525,12 @@ class ModernglRenderer:
         light_matrix = self._shadow_map(scene.objects, light, n_vertices) if shadowed else np.eye(4)
         sun_rect = self._sun_map(scene.objects, light, n_vertices) if lit and floor else self._clear(self.sun_fbo)
         ao_rect = self._ao_map(scene.objects) if lit and floor else self._clear(self.ao_fbo)
+        if floor:
+            reach = [r for r in (sun_rect, ao_rect) if r != _OPEN]  # where a map holds anything but 1
+            lo = np.min([r[:2] for r in reach], axis=0) if reach else np.zeros(2)
+            hi = np.max([np.add(r[:2], 1 / np.asarray(r[2:])) for r in reach], axis=0) if reach else np.zeros(2)
+            edge = backdrop.extent
+            self.floor_vbo.write(_floor_cells((lo[0] / edge, lo[1] / edge, hi[0] / edge, hi[1] / edge)))
         common = {
             "flat_color": flat,
             "shadowed": shadowed,
@@ -528,7 +553,7 @@ class ModernglRenderer:
         if backdrop.textured and floor:
             self._floor_texture(backdrop).use(1)
             uv = backdrop.uv_matrix()
-            for name in ("object_tex", "floor_tex"):
+            for name in ("object_tex", *FLOOR_PROGRAMS[True]):
                 _write(self.programs[name], "uv_matrix", uv.T.astype("f4").tobytes())
             _set(self.programs["object_tex"], "texels_per_unit", float(np.linalg.norm(uv[0, :2])) * TEXTURE_SIZE)
 
@@ -546,7 +571,7 @@ class ModernglRenderer:
 
     def _clear(self, fbo) -> tuple[float, float, float, float]:
         fbo.clear(1.0, 1.0, 1.0, 1.0)
-        return (0.0, 0.0, 1.0, 1.0)
+        return _OPEN
 
     def _sun_map(self, objects: tuple[Object3D, ...], light: Light, n_vertices: int) -> tuple[float, ...]:
         """Rasterise the objects' shadows on the floor; returns the map's (corner x, y, 1 / width, 1 / height)."""
@@ -606,14 +631,13 @@ class ModernglRenderer:
         view_proj = FLIP_Y @ projection_matrix(cam, ZNEAR, ZFAR) @ np.linalg.inv(cam.pose())
         ctx.enable_only(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         ctx.front_face, ctx.cull_face = "cw", "back"  # the flipped projection mirrors the winding
-        floor_program = "floor_tex" if scene.look.backdrop.textured else "floor"
         # glossy parts mirror the floor: its texture only when there is a textured floor to see
         glossy = "object_tex" if scene.look.backdrop.textured and floor is not None else "object"
         ids = depth = None
         if seg and self.samples:
             self.id_fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0)
             self.id_fbo.use()
-            self._draw("ids", view_proj, counts[1], None)  # the floor's id is the cleared 0
+            self._draw("ids", view_proj, counts[1])  # the floor's id is the cleared 0
             ids, raw_depth = self._read_ids()
             depth = _depth_reader(raw_depth, cam, ids)
         self.color_fbo.clear(*(c / 255 for c in scene.look.backdrop.sky), 1.0, depth=1.0)
@@ -633,8 +657,9 @@ class ModernglRenderer:
                 _set(self.programs[name], key, value)
         n_matte, n_vertices = counts
         for name, first, count in (("object_matte", 0, n_matte), (glossy, n_matte, n_vertices - n_matte)):
-            self._draw(name, view_proj, count, None, first)  # objects first: the floor under them is never shaded
-        self._draw(floor_program, view_proj, 0, floor)
+            self._draw(name, view_proj, count, first)  # objects first: the floor under them is never shaded
+        if floor is not None:
+            self._draw_floor(FLOOR_PROGRAMS[scene.look.backdrop.textured], view_proj, floor)
         rgb = np.empty((self.size, self.size, 3), np.uint8)
         if self.samples:
             ctx.copy_framebuffer(self.rgb_fbo, self.color_fbo)
@@ -648,20 +673,21 @@ class ModernglRenderer:
                 ids, depth = exact_ids, _depth_reader(raw_depth, cam, exact_ids)
         return View(rgb=rgb, ids=ids, depth=depth)
 
-    def _draw(
-        self, program: str, view_proj: np.ndarray, n_vertices: int, floor: np.ndarray | None, first: int = 0
-    ) -> None:
-        """``n_vertices`` of the objects' buffer from ``first`` on, and then the floor (when ``floor`` is its
-        model)."""
-        prog = self.programs[program]
+    def _draw(self, program: str, view_proj: np.ndarray, n_vertices: int, first: int = 0) -> None:
+        """``n_vertices`` of the objects' buffer from ``first`` on."""
         if n_vertices:
+            prog = self.programs[program]
             prog["mvp"].write(_f4(view_proj))
             _write(prog, "model", _IDENTITY)
             self.object_vaos[program].render(vertices=n_vertices, first=first)
-        if floor is not None:
+
+    def _draw_floor(self, programs: tuple[str, str], view_proj: np.ndarray, floor: np.ndarray) -> None:
+        """The floor's cell under the maps with the first program, the cells around it with the second."""
+        for name, first, count in zip(programs, (0, 6), (6, len(_floor_cells((0.0, 0.0, 0.0, 0.0))) - 6), strict=True):
+            prog = self.programs[name]
             prog["mvp"].write(_f4(view_proj @ floor))
             _write(prog, "model", _f4(floor))
-            self.floor_vaos[program].render()
+            self.floor_vaos[name].render(vertices=count, first=first)
 
     def _read_ids(self) -> tuple[np.ndarray, np.ndarray]:
         ids = np.empty((self.size, self.size), np.int16)
@@ -703,6 +729,23 @@ def _object_vertices(objects: tuple[Object3D, ...]) -> tuple[np.ndarray, np.ndar
 def _glossy(surface) -> bool:
     """Whether the object shader mirrors the floor in this surface (compared in float32, as the shader does)."""
     return bool(np.float32(surface.roughness) < np.float32(GLOSSY))
+
+
+_OPEN = (0.0, 0.0, 1.0, 1.0)  # the rectangle of a map left clear (1: in the sun, open to the sky)
+
+
+def _floor_cells(inner: tuple[float, float, float, float]) -> np.ndarray:
+    """The floor quad [-1, 1]^2 as a 3 x 3 grid of cells split at ``inner`` (x0, y0, x1, y1, clipped to the quad):
+    triangles (float32 xyz rows, counter-clockwise from above), the inner cell's six vertices first. Neighbouring
+    cells share whole edges, so the rasteriser covers every pixel once."""
+    x0, y0, x1, y1 = (min(max(v, -1.0), 1.0) for v in inner)
+    xs, ys = (-1.0, x0, x1, 1.0), (-1.0, y0, y1, 1.0)
+    cells = [(1, 1)] + [(i, j) for j in range(3) for i in range(3) if (i, j) != (1, 1)]
+    out = []
+    for i, j in cells:
+        a, b, c, d = (xs[i], ys[j]), (xs[i + 1], ys[j]), (xs[i + 1], ys[j + 1]), (xs[i], ys[j + 1])
+        out += [a, b, c, a, c, d]
+    return np.c_[np.array(out, "f4"), np.zeros(len(out), "f4")]
 
 
 def _floor_model(backdrop: Backdrop) -> np.ndarray:
