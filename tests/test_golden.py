@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "a2ff8f3ce774b86dd258d9e529f7108ab635a07f13abfdd0f59eebd8a08d55b0",
-    ("all", 20, 3): "d6461543b52f4c7e07abc4090717c9f4ed78ae1c6dc16a4a9b1c28369008355c",
+    ("all", 3, 3): "76ba601435bcb66256b987c9a05b2477fd1aa86a98db354d35473c78d0dd9187",
+    ("all", 20, 3): "bd8bf1bb2846d4952f3301425acc049748c578c8dd82565890a069cc2a972783",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

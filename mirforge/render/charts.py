@@ -34,6 +34,9 @@ _RC = {
     "svg.hashsalt": "mirforge",
     "path.simplify": False,
     "text.antialiased": True,
+    # glyphs as drawn, without FreeType's auto-hinter: a tenth of a chart's time, and the 6-point value labels come
+    # out cleaner (hinting bent '18' and '48' at that size)
+    "text.hinting": "no_hinting",
 }
 
 
