@@ -15,9 +15,10 @@ three small maps shared by every camera:
 Then per camera one pass writes colour, object ids and depth: a Principled-like BSDF (Lambert diffuse, GGX specular
 from the sun, a split-sum reflection of the sky above the horizon and the lit floor below; rubber, plastic, metal),
 a hemisphere of sky and floor bounce for ambient light, the floor's texture (three trilinear taps along the pixel
-footprint: anisotropic filtering) and maps. The floor beyond the maps' rectangle is drawn without their lookups. Silhouettes (and the horizon) are then anti-aliased along the exact ids
-(:func:`smooth_edges`); ``samples=4`` multisamples the colour instead, with ids and depth from a separate aliased
-pass. Either way ids never blend: masks, boxes and depths are those of an aliased render.
+footprint: anisotropic filtering) and maps (the floor beyond the maps' rectangle by a program without their
+lookups). Silhouettes (and the horizon) are then anti-aliased along the exact ids (:func:`smooth_edges`);
+``samples=4`` multisamples the colour instead, with ids and depth from a separate aliased pass. Either way ids never
+blend: masks, boxes and depths are those of an aliased render.
 
 Radiometry follows Blender (the sun an irradiance, the sky a radiance, linear colour until the shader writes sRGB),
 so ``benchmarks/fidelity.py`` can compare with Cycles directly. The image is rendered upside down (a flipped
