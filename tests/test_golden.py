@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "76ba601435bcb66256b987c9a05b2477fd1aa86a98db354d35473c78d0dd9187",
-    ("all", 20, 3): "bd8bf1bb2846d4952f3301425acc049748c578c8dd82565890a069cc2a972783",
+    ("all", 3, 3): "f3530fdcd2d1f4d68184dfaa5bbeae075c0b8cd0bcd7b58bd39de931ec4358eb",
+    ("all", 20, 3): "b43a1b98132c4810491d5a6b92ff36c2db06c9a1fc865c947fd5fe22d42923e2",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

@@ -146,8 +146,8 @@ def vase(rng: np.random.Generator, style: str, h: float) -> Parts:
     else:
         r = h * rng.uniform(0.26, 0.32)
         points = [(0.6 * r, 0), (r, 0.3 * h), (0.28 * r, 0.8 * h), (0.38 * r, h)]
-    outer = smooth_profile(points, 30)
-    return [("body", vessel(outer, 0.03 * r, 0.06 * h, 48))]
+    outer = smooth_profile(points, 20)
+    return [("body", vessel(outer, 0.03 * r, 0.06 * h, 36))]
 
 
 @kind(

@@ -106,7 +106,7 @@ def football(rng: np.random.Generator, style: str, h: float) -> Parts:
 )
 def basketball(rng: np.random.Generator, style: str, h: float) -> Parts:
     r = h / 2
-    ball = ellipsoid((r, r, r), (0, 0, r), 4)
+    ball = ellipsoid((r, r, r), (0, 0, r), 3)
     seam = 0.012 * r * 2
     lines = [
         tube(arc((0, 0, r), r * 1.0, 0, 2 * np.pi, "xz", 64)[:-1], seam, 6, closed=True),
@@ -155,7 +155,7 @@ def ball(rng: np.random.Generator, style: str, h: float) -> Parts:
         band = np.linspace(-0.18, 0.18, 6) * np.pi / 2
         stripe = [(1.004 * r * np.cos(a), r + 1.004 * r * np.sin(a)) for a in band]
         stripe += [(0.99 * r * np.cos(a), r + 0.99 * r * np.sin(a)) for a in band[::-1]]
-        return [("body", ellipsoid((r, r, r), (0, 0, r), 4)), ("stripe", lathe([*stripe, stripe[0]], 48))]
+        return [("body", ellipsoid((r, r, r), (0, 0, r), 3)), ("stripe", lathe([*stripe, stripe[0]], 48))]
     # six gores around the vertical axis in three colours, white caps at the poles; the lathe's meridians and
     # rings fall on the colour borders, so they are crisp
     cap = np.radians(78)
@@ -347,7 +347,7 @@ def toy_truck(rng: np.random.Generator, style: str, h: float) -> Parts:
 def globe(rng: np.random.Generator, style: str, h: float) -> Parts:
     r = h * 0.36
     cz = h - r - 0.06 * r
-    sphere = trimesh.creation.icosphere(subdivisions=4, radius=r)
+    sphere = trimesh.creation.icosphere(subdivisions=3, radius=r)
     # continents: a smooth random field on the sphere, thresholded (a fixed pattern per variant)
     centres = sphere.triangles_center / r
     field = np.zeros(len(centres))
@@ -379,9 +379,9 @@ def globe(rng: np.random.Generator, style: str, h: float) -> Parts:
 def rubber_duck(rng: np.random.Generator, style: str, h: float) -> Parts:
     """Facing -x (its profile toward the camera in front)."""
     s = h / 1.0
-    body = ellipsoid((0.5 * s, 0.4 * s, 0.3 * s), (0.05 * s, 0, 0.3 * s), 3)
+    body = ellipsoid((0.5 * s, 0.4 * s, 0.3 * s), (0.05 * s, 0, 0.3 * s), 2)
     tail = ellipsoid((0.18 * s, 0.14 * s, 0.12 * s), (0.48 * s, 0, 0.5 * s), 2)
-    head = ellipsoid((0.25 * s, 0.25 * s, 0.25 * s), (-0.22 * s, 0, 0.74 * s), 3)
+    head = ellipsoid((0.25 * s, 0.25 * s, 0.25 * s), (-0.22 * s, 0, 0.74 * s), 2)
     beak = ellipsoid((0.16 * s, 0.12 * s, 0.05 * s), (-0.48 * s, 0, 0.7 * s), 2)
     eyes = union(*(ellipsoid((0.035 * s,) * 3, (-0.38 * s, y * s, 0.83 * s), 1) for y in (-0.14, 0.14)))
     return [("body", union(body, tail, head)), ("beak", beak), ("eyes", eyes)]
@@ -395,8 +395,8 @@ def rubber_duck(rng: np.random.Generator, style: str, h: float) -> Parts:
 def teddy_bear(rng: np.random.Generator, style: str, h: float) -> Parts:
     """Sitting, facing the front (-y)."""
     s = h / 1.0
-    body = ellipsoid((0.24 * s, 0.2 * s, 0.28 * s), (0, 0, 0.3 * s), 3)
-    head = ellipsoid((0.2 * s, 0.18 * s, 0.19 * s), (0, -0.02 * s, 0.76 * s), 3)
+    body = ellipsoid((0.24 * s, 0.2 * s, 0.28 * s), (0, 0, 0.3 * s), 2)
+    head = ellipsoid((0.2 * s, 0.18 * s, 0.19 * s), (0, -0.02 * s, 0.76 * s), 2)
     ears = [ellipsoid((0.07 * s, 0.04 * s, 0.07 * s), (x * s, 0, 0.92 * s), 2) for x in (-0.15, 0.15)]
     arms = [ellipsoid((0.07 * s, 0.07 * s, 0.17 * s), (x * s, -0.05 * s, 0.38 * s), 2) for x in (-0.24, 0.24)]
     for arm, side in zip(arms, (-1, 1), strict=True):
