@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "f3530fdcd2d1f4d68184dfaa5bbeae075c0b8cd0bcd7b58bd39de931ec4358eb",
-    ("all", 20, 3): "b43a1b98132c4810491d5a6b92ff36c2db06c9a1fc865c947fd5fe22d42923e2",
+    ("all", 3, 3): "1170f7f3815da0dc019065b3cc628b3a565656e85460f7b1236c64c79b9b8f84",
+    ("all", 20, 3): "d1713a37ff7f71f460a5b90c01c65fed8ded1982bce49aee56200be89f9958ec",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

@@ -272,7 +272,7 @@ def wine_glass(rng: np.random.Generator, style: str, h: float) -> Parts:
         for s in t
     ]
     outer = [(rf, 0.0), (rf, 0.012 * h), (rs * 1.6, 0.03 * h), (rs, 0.06 * h), (rs, stem_top), *bowl]
-    return [("body", vessel(outer, 0.012 * h, stem_top + 0.1 * bowl_h, 48))]
+    return [("body", vessel(outer, 0.012 * h, stem_top + 0.1 * bowl_h, 32))]
 
 
 @kind(
@@ -315,7 +315,7 @@ def bowl(rng: np.random.Generator, style: str, h: float) -> Parts:
     t = np.linspace(0, np.pi / 2, 10)
     curve = [(foot_r + (big_r - foot_r) * np.sin(a), foot_h + (h - foot_h) * (1 - np.cos(a))) for a in t]
     outer = [(foot_r, 0.0), *curve]
-    return [("body", vessel(outer, 0.06 * h, 0.16 * h, 48))]
+    return [("body", vessel(outer, 0.06 * h, 0.16 * h, 32))]
 
 
 @kind(

@@ -109,15 +109,15 @@ def basketball(rng: np.random.Generator, style: str, h: float) -> Parts:
     ball = ellipsoid((r, r, r), (0, 0, r), 3)
     seam = 0.012 * r * 2
     lines = [
-        tube(arc((0, 0, r), r * 1.0, 0, 2 * np.pi, "xz", 64)[:-1], seam, 6, closed=True),
-        tube(arc((0, 0, r), r * 1.0, 0, 2 * np.pi, "xy", 64)[:-1], seam, 6, closed=True),
+        tube(arc((0, 0, r), r * 1.0, 0, 2 * np.pi, "xz", 48)[:-1], seam, 4, closed=True),
+        tube(arc((0, 0, r), r * 1.0, 0, 2 * np.pi, "xy", 48)[:-1], seam, 4, closed=True),
     ]
     for side in (-1, 1):  # the two curved seams: circles of the sphere in planes x = +-0.62 r
         offset = 0.62 * r
         small = np.sqrt(r**2 - offset**2)
-        loop = arc((0, 0, r), small, 0, 2 * np.pi, "yz", 48)[:-1]
+        loop = arc((0, 0, r), small, 0, 2 * np.pi, "yz", 36)[:-1]
         loop[:, 0] = side * offset
-        lines.append(tube(loop, seam, 6, closed=True))
+        lines.append(tube(loop, seam, 4, closed=True))
     rotated_lines = [rotated(m, np.radians(25), (0, 0, 1), (0, 0, r)) for m in lines]
     rotated(ball, 0, (0, 0, 1))
     return [("body", ball), ("seams", union(*rotated_lines))]
@@ -422,14 +422,14 @@ def teddy_bear(rng: np.random.Generator, style: str, h: float) -> Parts:
 )
 def apple(rng: np.random.Generator, style: str, h: float) -> Parts:
     r = h * rng.uniform(0.55, 0.62)
-    t = np.linspace(0, np.pi, 24)
+    t = np.linspace(0, np.pi, 16)
     # a sphere pinched in at both poles: dimples where the stem and the calyx sit
     radius = r * np.sin(t) * (1 + 0.08 * np.cos(t))
     z = -r * np.cos(t) * 0.9
     dip = 0.16 * r * np.exp(-((t / 0.35) ** 2)) + 0.22 * r * np.exp(-(((np.pi - t) / 0.35) ** 2))
     profile = np.c_[radius, z + np.where(t < np.pi / 2, dip, -dip)]
     profile[0, 0] = profile[-1, 0] = 0.0
-    body = lathe([tuple(p) for p in profile], 40)
+    body = lathe([tuple(p) for p in profile], 28)
     body.apply_translation((0, 0, -body.bounds[0, 2]))
     top = body.bounds[1, 2]
     stem_base = top - 0.2 * r
