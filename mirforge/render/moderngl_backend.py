@@ -377,7 +377,7 @@ OBJECT_PROGRAMS = ("object_tex", "object", "object_matte")
 # maps' two lookups (a tenth of a view on llvmpipe); the floor is drawn as a 3 x 3 grid of cells around that rectangle
 FLOOR_PROGRAMS = {False: ("floor", "floor_open"), True: ("floor_tex", "floor_tex_open")}
 SHADED = (*OBJECT_PROGRAMS, *FLOOR_PROGRAMS[False], *FLOOR_PROGRAMS[True])
-GEOMETRY = (*SHADED, "ids")
+FLOOR_VERTICES = 6 * 9  # two triangles for each cell of the grid, the inner cell's first (see _floor_cells)
 
 
 class ModernglRenderer:
@@ -439,14 +439,14 @@ class ModernglRenderer:
         self.decal = ctx.vertex_array(self.programs["decal"], [(ctx.buffer(corners.tobytes()), "2f", "in_corner")])
         # the floor: [-1, 1]^2 facing up (its model scales it), as the cells of _floor_cells (positions written per
         # scene); its albedo and material come from uniforms
-        n = len(_floor_cells((0.0, 0.0, 0.0, 0.0)))
+        n = FLOOR_VERTICES
         self.floor_vbo = ctx.buffer(reserve=n * 12)
         floor = [
             self.floor_vbo,
             ctx.buffer(np.tile(np.array([0, 0, 1], "f4"), (n, 1))),
             ctx.buffer(np.zeros((n, 6), "f4")),
         ]
-        self.floor_vaos = {name: self._vertex_array(name, floor) for name in SHADED}
+        self.floor_vaos = {name: self._vertex_array(name, floor) for pair in FLOOR_PROGRAMS.values() for name in pair}
         self.object_vbos: list = []
         self.object_vaos: dict[str, object] = {}
         units = {"shadow_map": 0, "floor_tex": 1, "sun_map": 2, "ao_map": 3}
@@ -480,7 +480,7 @@ class ModernglRenderer:
             for vbo in self.object_vbos:
                 vbo.release()
             self.object_vbos = [self.ctx.buffer(reserve=size) for size in sizes]
-            names = (*GEOMETRY, "depth", "project")
+            names = (*OBJECT_PROGRAMS, "ids", "depth", "project")
             self.object_vaos = {name: self._vertex_array(name, self.object_vbos) for name in names}
         if len(groups[0]):
             for vbo, a in zip(self.object_vbos, groups, strict=True):
@@ -526,12 +526,14 @@ class ModernglRenderer:
         light_matrix = self._shadow_map(scene.objects, light, n_vertices) if shadowed else np.eye(4)
         sun_rect = self._sun_map(scene.objects, light, n_vertices) if lit and floor else self._clear(self.sun_fbo)
         ao_rect = self._ao_map(scene.objects) if lit and floor else self._clear(self.ao_fbo)
-        if floor:
-            reach = [r for r in (sun_rect, ao_rect) if r != _OPEN]  # where a map holds anything but 1
-            lo = np.min([r[:2] for r in reach], axis=0) if reach else np.zeros(2)
-            hi = np.max([np.add(r[:2], 1 / np.asarray(r[2:])) for r in reach], axis=0) if reach else np.zeros(2)
-            edge = backdrop.extent
-            self.floor_vbo.write(_floor_cells((lo[0] / edge, lo[1] / edge, hi[0] / edge, hi[1] / edge)))
+        if floor:  # the cells, split around where a map holds anything but 1 (in the floor quad's units)
+            reach = [r for r in (sun_rect, ao_rect) if r != _OPEN]
+            inner = (0.0, 0.0, 0.0, 0.0)
+            if reach:
+                lo = np.min([r[:2] for r in reach], axis=0)
+                hi = np.max([np.add(r[:2], 1 / np.asarray(r[2:])) for r in reach], axis=0)
+                inner = tuple(float(v) / backdrop.extent for v in (*lo, *hi))
+            self.floor_vbo.write(_floor_cells(inner))
         common = {
             "flat_color": flat,
             "shadowed": shadowed,
@@ -684,7 +686,7 @@ class ModernglRenderer:
 
     def _draw_floor(self, programs: tuple[str, str], view_proj: np.ndarray, floor: np.ndarray) -> None:
         """The floor's cell under the maps with the first program, the cells around it with the second."""
-        for name, first, count in zip(programs, (0, 6), (6, len(_floor_cells((0.0, 0.0, 0.0, 0.0))) - 6), strict=True):
+        for name, first, count in zip(programs, (0, 6), (6, FLOOR_VERTICES - 6), strict=True):
             prog = self.programs[name]
             prog["mvp"].write(_f4(view_proj @ floor))
             _write(prog, "model", _f4(floor))
