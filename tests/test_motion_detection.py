@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from mirforge.errors import InputError
-from mirforge.generators.sequential.motion_detection.task import FAMILIES, _positions, _tiles
+from mirforge.generators.sequential.motion_detection.task import FAMILIES, _clear, _gap_to_point, _positions, _tiles
 from mirforge.render import gl
 from mirforge.render.scene3d import Scene3D
 from mirforge.render.video import film
@@ -143,3 +143,12 @@ def test_shared_kinds_are_named_by_colour():
         names = [th.name for th in scene.things if th.prop.kind == twice[0]]
         assert all(name.endswith(twice[0]) and name != twice[0] for name in names) and len(set(names)) == 2
     assert not any(a == b for a, b in combinations([th.name for th in scene.things], 2))
+
+
+def test_a_corridor_keeps_its_gap_to_where_the_others_stand():
+    path = [np.array(p, float) for p in ((0, 0), (10, 0), (10, 10))]
+    assert _gap_to_point(path, np.array([5.0, 3.0])) == pytest.approx(3.0)  # beside the first leg
+    assert _gap_to_point(path, np.array([13.0, 14.0])) == pytest.approx(5.0)  # past the end
+    assert _gap_to_point(path[:1], np.array([3.0, 4.0])) == pytest.approx(5.0)  # an object that stands still
+    other = [np.array([5.0, 4.0]), np.array([5.0, 30.0])]  # stands 4 from the path, its own path runs far away
+    assert _clear(path, [other], gap=3.5) and not _clear(path, [other], gap=4.5)

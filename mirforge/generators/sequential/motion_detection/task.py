@@ -798,13 +798,7 @@ def _gap_to_point(line: list[np.ndarray], q: np.ndarray) -> float:
     scene)."""
     point = (float(q[0]), float(q[1]))
     pts = [(float(p[0]), float(p[1])) for p in line]
-    gap = math.inf
-    for x, y in pts:
-        dx, dy = x - point[0], y - point[1]
-        gap = min(gap, math.sqrt(dx * dx + dy * dy))
-    for a, b in zip(pts, pts[1:], strict=False):
-        gap = min(gap, _segment_distance(point, a, b))
-    return gap
+    return min(_segment_distance(point, a, b) for a, b in zip(pts, pts[1:] or pts, strict=False))
 
 
 def _segment_distance(p: Point, a: Point, b: Point) -> float:
