@@ -18,29 +18,34 @@ TEXT_H = 118
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 
 
-def contact_sheet(root: Path, task: str, count: int = 3, max_images: int = 6) -> np.ndarray:
+def contact_sheet(root: Path, task: str, count: int = 3, per_line: int = 6) -> np.ndarray:
     dataset = Dataset(root)
     if task not in dataset.tasks:
         raise InputError(f"--task: no instances of {task} in {root}; it holds {', '.join(dataset.tasks)}")
-    rows = [_row(dataset, entry.record, max_images) for entry in islice(dataset.entries(task), count)]
+    rows = [_row(dataset, entry.record, per_line) for entry in islice(dataset.entries(task), count)]
     width = max(r.shape[1] for r in rows)
     rows = [np.pad(r, ((0, 0), (0, width - r.shape[1]), (0, 0)), constant_values=255) for r in rows]
     return np.vstack(rows)
 
 
-def _row(dataset: Dataset, rec: dict, max_images: int) -> np.ndarray:
+def _row(dataset: Dataset, rec: dict, per_line: int) -> np.ndarray:
+    """One instance: every image, ``per_line`` to a line of thumbnails, then its text."""
     thumbs = []
-    for k, rel in enumerate(rec["images"][:max_images]):
+    for k, rel in enumerate(rec["images"]):
         img = cv2.resize(dataset.image(rel), (THUMB, THUMB), interpolation=cv2.INTER_AREA)
         cv2.putText(img, f"Image {k + 1}", (4, 14), FONT, 0.4, (0, 0, 0), 1, cv2.LINE_AA)
         thumbs.append(cv2.copyMakeBorder(img, 2, 2, 2, 2, cv2.BORDER_CONSTANT, value=(200, 200, 200)))
-    strip = np.hstack(thumbs)
+    lines = [np.hstack(thumbs[k : k + per_line]) for k in range(0, len(thumbs), per_line)]
+    width = lines[0].shape[1]
+    strip = np.vstack(
+        [np.pad(line, ((0, 0), (0, width - line.shape[1]), (0, 0)), constant_values=255) for line in lines]
+    )
     text = np.full((TEXT_H, strip.shape[1], 3), 255, np.uint8)
     options = "  ".join(f"{k}: {v}" for k, v in rec["options"].items())
-    width = max(40, strip.shape[1] // 6)
-    lines = textwrap.wrap(f"{rec['id']}  Q: {rec['question']}", width)[:5] + textwrap.wrap(options, width)[:2]
-    lines.append(f"answer: {rec['answer']}   level {rec['difficulty']['level']}")
-    for n, line in enumerate(lines):
+    chars = max(40, strip.shape[1] // 6)
+    text_lines = textwrap.wrap(f"{rec['id']}  Q: {rec['question']}", chars)[:5] + textwrap.wrap(options, chars)[:2]
+    text_lines.append(f"answer: {rec['answer']}   level {rec['difficulty']['level']}")
+    for n, line in enumerate(text_lines):
         cv2.putText(text, line, (4, 14 + 14 * n), FONT, 0.36, (0, 0, 0), 1, cv2.LINE_AA)
     return np.vstack([strip, text, np.full((6, strip.shape[1], 3), 255, np.uint8)])
 

@@ -203,6 +203,11 @@ def test_contact_sheet(reference, tmp_path):
     mirforge("contact", str(reference), "--task", "view_3d", "--out", str(out), "--count", "2")
     sheet = cv2.imread(str(out))
     assert sheet is not None and sheet.shape[0] > 2 * 150  # two rows of thumbnails with their text
+    # every image is shown: an instance with more images than fit on a line gets a second line of thumbnails
+    from mirforge.contact import THUMB, contact_sheet
+
+    six = contact_sheet(reference, "view_3d", count=1)
+    assert contact_sheet(reference, "view_3d", count=1, per_line=4).shape[0] >= six.shape[0] + THUMB
     proc = mirforge("contact", str(reference), "--task", "yes_but", "--out", str(out), check=False)
     assert proc.returncode == 2 and "no instances of yes_but" in proc.stderr
 
