@@ -18,7 +18,7 @@ from mirforge.render.asset_cache import cached, code_digest
 # a fresh process prints digests of catalogue models (meshes as built), their vertex buffers and floor textures
 PROBE = """
 import hashlib, json
-from mirforge.render.meshes import triangle_soup
+from mirforge.render.meshes import SMALL_LEVEL, triangle_soup
 from mirforge.render.objects import model
 from mirforge.render.textures import floor_texture, mean_albedo
 out = {}
@@ -26,11 +26,12 @@ for kind, variant in (("mug", 0), ("chair", 3), ("teapot", 7)):
     m = model(kind, variant)
     h = hashlib.sha256()
     for i, part in enumerate(m.parts):
-        for a in (part.mesh.vertices, part.mesh.faces, part.mesh.face_normals, *triangle_soup((kind, variant, i))):
+        soups = (*triangle_soup((kind, variant, i)), *triangle_soup((kind, variant, i), SMALL_LEVEL))
+        for a in (part.mesh.vertices, part.mesh.faces, part.mesh.face_normals, *soups):
             h.update(a.tobytes())
         h.update(f"{part.role}|{part.color}|{part.material}|{part.primary}|{part.mesh.area!r}".encode())
     out[f"{kind}/{variant}"] = h.hexdigest()
-out["box"] = hashlib.sha256(b"".join(a.tobytes() for a in triangle_soup("box", 1))).hexdigest()
+out["box"] = hashlib.sha256(b"".join(a.tobytes() for a in triangle_soup("sphere", SMALL_LEVEL))).hexdigest()
 out["wood"] = hashlib.sha256(floor_texture("wood", 2).tobytes() + mean_albedo("wood", 2).tobytes()).hexdigest()
 print(json.dumps(out))
 """

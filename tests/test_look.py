@@ -236,3 +236,36 @@ def test_a_look_leaves_the_scene_draws_alone():
     assert a.random() == b.random()  # drawn from a child stream: the task's own draws are unchanged
     assert look == draw_look(np.random.default_rng(5))
     assert look.backdrop.floor in BACKDROPS
+
+
+def test_objects_small_in_every_view_are_drawn_from_the_coarse_meshes(monkeypatch):
+    from mirforge.render.meshes import SMALL_PIXELS, triangle_soup
+    from mirforge.render.objects import model
+
+    size = 448
+    duck_size = tuple(float(e) * 3 for e in model("rubber duck").extents)
+    duck = Object3D("duck", "rubber duck", duck_size, PALETTE["yellow"], (0.0, 0.0))
+    ball = Object3D("ball", "sphere", (0.6, 0.6, 0.6), PALETTE["red"], (1.5, 0.0))
+    far, near = orbit_camera(30, 35, 12.0), orbit_camera(30, 35, 2.0)
+    behind = orbit_camera(30, 35, 12.0, target=(-20.0, 0.0, 0.0))  # looks away: the objects are behind it
+    for obj in (duck, ball):
+        px, _ = far.project(obj.corners(), size)
+        assert np.ptp(px, axis=0).max() < SMALL_PIXELS
+    assert mb._small((duck, ball), [far], size) == [True, True]
+    assert mb._small((duck, ball), [far, near], size) == [False, False]  # the largest view decides
+    assert mb._small((duck, ball), [behind], size) == [False, False]
+
+    fine = mb._object_vertices((duck, ball), [False, False])
+    coarse = mb._object_vertices((duck, ball), [True, True])
+    assert len(coarse[0]) < 0.8 * len(fine[0])
+    drawn = [triangle_soup(key, level) for obj in (duck, ball) for key, level, *_ in mb.draw_parts(obj, small=True)]
+    assert len(coarse[0]) == sum(len(positions) for positions, _ in drawn)
+    # far away, the coarse meshes cover the same pixels but for a few on the outlines
+    renderer = mb.ModernglRenderer(size, samples=0)
+    views = {}
+    for small in (True, False):
+        monkeypatch.setattr(mb, "_small", lambda objects, cameras, size, small=small: [small] * len(objects))
+        views[small] = renderer.views(table(duck, ball), [far])[0]
+    for i in (1, 2):
+        a, b = views[True].ids == i, views[False].ids == i
+        assert a.sum() > 100 and (a & b).sum() / (a | b).sum() > 0.95, i

@@ -211,3 +211,23 @@ def test_a_scene_of_catalogue_objects_renders_in_process():
     s = Scene3D((place("chair", 2, "chair", (0.0, 0.0)),))
     view = gl.renderer(96).views(s, [orbit_camera(30, 20, 3.0, (0, 0, 0.45))])[0]
     assert view.pixels(0) > 200 and view.box(0) is not None
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_coarse_meshes_keep_each_part_closed_and_in_its_box_with_fewer_faces(kind):
+    for variant in range(len(get_kind(kind).styles) + 1):
+        m = model(kind, variant)
+        coarse = [m.unit_part(i, coarse=True) for i in range(len(m.parts))]
+        assert closed_and_outward(trimesh.util.concatenate(coarse)), (kind, variant)
+        for i, part in enumerate(coarse):
+            fine = m.unit_part(i)
+            assert len(part.faces) <= len(fine.faces), (kind, variant, i)
+            # the same builder draws (the proportions do not depend on the resolution): the same box, within 1%
+            assert np.abs(part.bounds - fine.bounds).max() < 0.01, (kind, variant, i)
+            assert np.allclose(np.linalg.norm(part.vertex_normals, axis=1), 1.0, atol=1e-6)
+
+
+def test_the_coarse_catalogue_has_well_under_two_thirds_of_the_faces():
+    fine = sum(len(p.faces) for k in KINDS for p in model(k).parts)
+    coarse = sum(len(model(k).unit_part(i, coarse=True).faces) for k in KINDS for i in range(len(model(k).parts)))
+    assert coarse < 0.65 * fine

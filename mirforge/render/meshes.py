@@ -16,27 +16,37 @@ if TYPE_CHECKING:
     import trimesh
 
 SMOOTH = frozenset({"sphere", "capsule"})  # shaded with vertex normals; the others with face normals
-THIN = 0.25  # objects narrower than this (world units) get the coarse meshes: rods, strings, small knobs
+THIN = 0.25  # objects narrower than this (world units) get the coarsest meshes: rods, strings, small knobs
+# Objects whose box spans fewer pixels than this in every view get the coarse meshes: tiny triangles cost
+# llvmpipe a whole 4 x 4 block of fragments each, and at half the sections the outline of an object this size is
+# still within about half a pixel of the fine one.
+SMALL_PIXELS = 96
+THIN_LEVEL, SMALL_LEVEL, FINE_LEVEL = 0, 1, 2
 
 
-def detail(size: tuple[float, float, float]) -> int:
-    """1 for the fine mesh, 0 for the coarse one, whose silhouette is off by under 1/500 of a unit at this width."""
-    return 0 if max(size[0], size[1]) < THIN else 1
+def detail(size: tuple[float, float, float], small: bool = False) -> int:
+    """A primitive's mesh level: ``THIN_LEVEL`` when narrow (its silhouette is off by under 1/500 of a unit at
+    this width), ``SMALL_LEVEL`` when ``small`` on screen (see ``SMALL_PIXELS``), else ``FINE_LEVEL``."""
+    if max(size[0], size[1]) < THIN:
+        return THIN_LEVEL
+    return SMALL_LEVEL if small else FINE_LEVEL
 
 
 MeshKey = str | tuple[str, int, int]  # a primitive's name, or (object kind, variant, part index)
 RGB = tuple[int, int, int]
 
 
-def draw_parts(obj: Object3D) -> list[tuple[MeshKey, int, RGB, Material]]:
-    """The meshes to draw for ``obj`` with its pose and id: (mesh, detail level, colour, surface). A primitive is one
-    mesh of the object's material, coarse when thin; an object of the catalogue is one per part (its own mesh, level
-    1), its primary parts in the object's colour, every part with the surface of its own material tag."""
+def draw_parts(obj: Object3D, small: bool = False) -> list[tuple[MeshKey, int, RGB, Material]]:
+    """The meshes to draw for ``obj`` with its pose and id: (mesh, level, colour, surface). A primitive is one mesh
+    of the object's material, at the level ``detail`` gives; an object of the catalogue is one per part (its own
+    mesh, coarse when ``small``), its primary parts in the object's colour, every part with the surface of its own
+    material tag. ``small``: the object spans fewer than ``SMALL_PIXELS`` in every view it is drawn in."""
     if obj.shape in SHAPES:
-        return [(obj.shape, detail(obj.size), obj.color, material(obj.material))]
+        return [(obj.shape, detail(obj.size, small), obj.color, material(obj.material))]
     parts = model(obj.shape, obj.variant).parts
+    level = SMALL_LEVEL if small else FINE_LEVEL
     return [
-        ((obj.shape, obj.variant, i), 1, obj.color if p.primary else p.color, part_material(p.material))
+        ((obj.shape, obj.variant, i), level, obj.color if p.primary else p.color, part_material(p.material))
         for i, p in enumerate(parts)
     ]
 
@@ -47,15 +57,15 @@ def smooth(key: MeshKey) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def unit_mesh(shape: MeshKey, level: int = 1) -> trimesh.Trimesh:
-    """The primitive (or object part) fitted to the unit cube [-0.5, 0.5]^3; the object's pose scales it. ``level``
-    picks a primitive's fine (1) or coarse (0) mesh; a part has one mesh."""
+def unit_mesh(shape: MeshKey, level: int = FINE_LEVEL) -> trimesh.Trimesh:
+    """The primitive (or object part) fitted to the unit cube [-0.5, 0.5]^3; the object's pose scales it. ``level``:
+    one of ``THIN_LEVEL``, ``SMALL_LEVEL`` and ``FINE_LEVEL`` (a part has two meshes: coarse below the fine level)."""
     if isinstance(shape, tuple):
         kind, variant, part = shape
-        return model(kind, variant).unit_part(part)
+        return model(kind, variant).unit_part(part, coarse=level < FINE_LEVEL)
     import trimesh  # only to build a primitive the asset cache does not hold
 
-    sections = (12, 32)[level]
+    sections = (12, 32, 32)[level]  # shaded with face normals: fewer sections would show as bands
     if shape == "box":
         mesh = trimesh.creation.box((1, 1, 1))
     elif shape == "cylinder":
@@ -64,9 +74,9 @@ def unit_mesh(shape: MeshKey, level: int = 1) -> trimesh.Trimesh:
         mesh = trimesh.creation.cone(radius=0.5, height=1.0, sections=sections)
         mesh.apply_translation((0, 0, -0.5))
     elif shape == "sphere":
-        mesh = trimesh.creation.icosphere(subdivisions=(1, 3)[level], radius=0.5)
+        mesh = trimesh.creation.icosphere(subdivisions=(1, 2, 3)[level], radius=0.5)
     elif shape == "capsule":
-        count = ((8, 8), (16, 16))[level]
+        count = ((8, 8), (12, 12), (16, 16))[level]
         mesh = trimesh.creation.capsule(height=0.5, radius=0.25, count=count)
         mesh.apply_scale((2.0, 2.0, 1.0))
     else:
@@ -75,7 +85,7 @@ def unit_mesh(shape: MeshKey, level: int = 1) -> trimesh.Trimesh:
 
 
 @lru_cache(maxsize=4096)
-def triangle_soup(shape: MeshKey, level: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def triangle_soup(shape: MeshKey, level: int = FINE_LEVEL) -> tuple[np.ndarray, np.ndarray]:
     """(positions, normals) per corner of every triangle, float32, for a vertex buffer."""
     key = "/".join(map(str, shape)) if isinstance(shape, tuple) else shape
     soup = cached("triangle-soup", f"{key}/{level}", lambda: _soup(shape, level))

@@ -34,7 +34,7 @@ import numpy as np
 
 from mirforge.errors import MirforgeError
 from mirforge.render.look import FLOOR_Z, Backdrop, Light
-from mirforge.render.meshes import draw_parts, triangle_soup
+from mirforge.render.meshes import SMALL_PIXELS, draw_parts, triangle_soup
 from mirforge.render.scene3d import SHAPES, Camera, Object3D, Scene3D
 from mirforge.render.textures import SIZE as TEXTURE_SIZE
 from mirforge.render.textures import floor_texture, mean_albedo, srgb_to_linear
@@ -510,7 +510,7 @@ class ModernglRenderer:
     # -- rendering ------------------------------------------------------------------------------------------------
     def views(self, scene: Scene3D, cameras: list[Camera], *, seg: bool = True, flat: bool = False) -> list[View]:
         with self.ctx:  # make this renderer's context current: a process may hold one per image size
-            *groups, n_matte = _object_vertices(scene.objects)
+            *groups, n_matte = _object_vertices(scene.objects, _small(scene.objects, cameras, self.size))
             self._upload_objects(groups)
             n_vertices = len(groups[0])
             # a horizontal orthographic view (view_3d's front and side) sees the floor edge-on: nothing to draw
@@ -700,12 +700,29 @@ class ModernglRenderer:
         return ids, raw_depth
 
 
-def _object_vertices(objects: tuple[Object3D, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+def _small(objects: tuple[Object3D, ...], cameras: list[Camera], size: int) -> list[bool]:
+    """Whether each object's box spans fewer than ``SMALL_PIXELS`` across in every view (then its coarse meshes
+    are drawn); one that reaches behind a camera is not small."""
+    if not objects:
+        return []
+    corners = np.concatenate([o.corners() for o in objects])
+    span = np.zeros(len(objects))
+    for cam in cameras:
+        px, depth = cam.project(corners, size)
+        extent = np.ptp(px.reshape(-1, 8, 2), axis=1).max(axis=1)
+        extent[depth.reshape(-1, 8).min(axis=1) <= ZNEAR] = np.inf
+        np.maximum(span, extent, out=span)
+    return (span < SMALL_PIXELS).tolist()
+
+
+def _object_vertices(
+    objects: tuple[Object3D, ...], small: list[bool]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """All objects as one world-space triangle soup, in the groups of ``VERTEX_LAYOUT``: positions, normals and
     (albedo, metallic, roughness, id), float32; and how many vertices, first in the buffer, belong to matte parts
     (see ``GLOSSY``). A catalogue object is one run of vertices per part (see ``draw_parts``), every part with the
-    object's id."""
-    draws = [(i, part) for i, obj in enumerate(objects) for part in draw_parts(obj)]
+    object's id; ``small`` objects are drawn with their coarse meshes."""
+    draws = [(i, part) for i, obj in enumerate(objects) for part in draw_parts(obj, small[i])]
     draws.sort(key=lambda d: _glossy(d[1][3]))  # stable: matte parts first, each group in the scene's order
     n_matte_draws = sum(not _glossy(surface) for _, (_, _, _, surface) in draws)
     soups = [triangle_soup(key, level) for _, (key, level, _, _) in draws]

@@ -7,6 +7,7 @@ seeded by (kind, variant) alone, so the same pair gives the same mesh bytes in a
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,7 @@ import numpy as np
 
 from mirforge.errors import InputError
 from mirforge.render.asset_cache import cached
-from mirforge.render.objects import kinds_furniture, kinds_household, kinds_kitchen, kinds_toys  # noqa: F401
+from mirforge.render.objects import geometry, kinds_furniture, kinds_household, kinds_kitchen, kinds_toys  # noqa: F401
 from mirforge.render.objects.geometry import corner_normals
 from mirforge.render.objects.spec import COLORS, MATERIALS, REGISTRY, RGB, Kind
 from mirforge.seeding import stable_hash
@@ -102,13 +103,13 @@ class ObjectModel:
         scale = height / self.height
         return tuple(float(v * scale) for v in self.extents)
 
-    def unit_part(self, i: int) -> trimesh.Trimesh:
+    def unit_part(self, i: int, coarse: bool = False) -> trimesh.Trimesh:
         """Part ``i`` fitted into the object's unit box [-0.5, 0.5]^3, one vertex per face corner, with
         crease-aware vertex normals (the renderers' input, cached as a triangle soup; the scene's pose scales it
-        back to its size)."""
+        back to its size). ``coarse``: the part at the coarse resolution (``geometry.coarse``), in the same box."""
         import trimesh
 
-        mesh = self.parts[i].mesh
+        mesh = self._coarse_meshes[i] if coarse else self.parts[i].mesh
         center = self.bounds.mean(axis=0)
         extents = self.bounds[1] - self.bounds[0]
         positions = (mesh.vertices[mesh.faces].reshape(-1, 3) - center) / extents
@@ -116,6 +117,16 @@ class ObjectModel:
         normals /= np.linalg.norm(normals, axis=1, keepdims=True)
         faces = np.arange(len(positions)).reshape(-1, 3)
         return trimesh.Trimesh(positions, faces, vertex_normals=normals, process=False)
+
+    @cached_property
+    def _coarse_meshes(self) -> tuple[trimesh.Trimesh, ...]:
+        import trimesh
+
+        key = f"{self.kind}/{self.variant}/coarse"
+        built = cached("object-model", key, lambda: _build(self.kind, self.variant, coarse=True))
+        return tuple(
+            trimesh.Trimesh(built[f"vertices{i}"], built[f"faces{i}"], process=False) for i in range(len(self.parts))
+        )
 
 
 def model(kind: str, variant: int = 0) -> ObjectModel:
@@ -147,21 +158,26 @@ def _model(name: str, variant: int) -> ObjectModel:
     return ObjectModel(name, variant, style.name, tuple(parts))
 
 
-def _build(name: str, variant: int) -> dict[str, np.ndarray]:
-    """The parts of ``name`` in ``variant`` as arrays: roles, and vertices and faces per part, in metres."""
+def _build(name: str, variant: int, coarse: bool = False) -> dict[str, np.ndarray]:
+    """The parts of ``name`` in ``variant`` as arrays: roles, and vertices and faces per part, in metres; and the
+    frame that placed them (offset, then scale). ``coarse``: built at the coarse resolution and placed by the fine
+    build's frame, so that it sits in the same box."""
     spec = REGISTRY[name]
     style, _ = spec.combos[variant % len(spec.combos)]
     rng = np.random.default_rng([stable_hash(name), variant])
     height = float(rng.uniform(*style.height))
-    built = spec.build(rng, style.name, height)
-    # footprint centred on the origin, standing on the ground, exactly as tall as drawn (builders come close)
-    lo = np.min([mesh.bounds[0] for _, mesh in built], axis=0)
-    hi = np.max([mesh.bounds[1] for _, mesh in built], axis=0)
-    offset = (-(lo[0] + hi[0]) / 2, -(lo[1] + hi[1]) / 2, -lo[2])
-    arrays = {"roles": np.array([role for role, _ in built])}
+    with geometry.coarse(height) if coarse else nullcontext():
+        built = spec.build(rng, style.name, height)
+    if coarse:
+        frame = cached("object-model", f"{name}/{variant}", lambda: _build(name, variant))["frame"]
+    else:  # footprint centred on the origin, standing on the ground, exactly as tall as drawn (builders come close)
+        lo = np.min([mesh.bounds[0] for _, mesh in built], axis=0)
+        hi = np.max([mesh.bounds[1] for _, mesh in built], axis=0)
+        frame = np.array([-(lo[0] + hi[0]) / 2, -(lo[1] + hi[1]) / 2, -lo[2], height / (hi[2] - lo[2])])
+    arrays = {"roles": np.array([role for role, _ in built]), "frame": frame}
     for i, (_, mesh) in enumerate(built):
-        mesh.apply_translation(offset)
-        mesh.apply_scale(height / (hi[2] - lo[2]))
+        mesh.apply_translation(frame[:3])
+        mesh.apply_scale(frame[3])
         arrays[f"vertices{i}"] = np.asarray(mesh.vertices, dtype=np.float64)
         arrays[f"faces{i}"] = np.asarray(mesh.faces, dtype=np.int64)
     return arrays

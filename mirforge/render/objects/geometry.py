@@ -6,7 +6,9 @@ closed parts. Profiles of surfaces of revolution are (radius, z) polylines.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 
@@ -15,6 +17,39 @@ from mirforge.lazy import lazy_module
 trimesh = lazy_module("trimesh")  # imported when a mesh is first built (a warm asset cache builds none)
 
 Profile = Sequence[tuple[float, float]]
+
+_COARSE: ContextVar[float | None] = ContextVar("coarse", default=None)  # the height of the object being built
+
+
+@contextmanager
+def coarse(height: float) -> Iterator[None]:
+    """Build an object ``height`` tall with about half the resolution around its curved surfaces: the mesh for a
+    view where it is small (``mirforge.render.meshes.SMALL_PIXELS``). Profiles keep theirs, so outlines keep their
+    shape and bounds."""
+    token = _COARSE.set(height)
+    try:
+        yield
+    finally:
+        _COARSE.reset(token)
+
+
+def around(sections: int) -> int:
+    """Sections around an axis or a tube at the current resolution: coarse, half of them in multiples of 4 (the
+    extreme points on the axes stay), but at least 12 (30 degrees apart, still shaded smooth: see
+    ``catalogue.CREASE_DEGREES``) unless the fine count is lower."""
+    if _COARSE.get() is None:
+        return sections
+    return max(min(sections, 12), 4 * int(sections / 8 + 0.5))
+
+
+def subdivided(times: int, radius: float) -> int:
+    """Subdivisions of a sphere of ``radius`` (or of a sphere's patches) at the current resolution. Coarse: one
+    fewer (at least 1) for a sphere under an eighth of the object's height, a dozen pixels across at most; at most 2
+    for larger ones (one subdivision shows its facets in the shading of a body 30 pixels across)."""
+    height = _COARSE.get()
+    if height is None:
+        return times
+    return max(1, times - 1) if radius < height / 8 else min(times, 2)
 
 
 def outward(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
@@ -27,7 +62,7 @@ def outward(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
 def lathe(profile: Profile, sections: int = 40) -> trimesh.Trimesh:
     """Surface of revolution about the z axis of a (radius, z) polyline that starts and ends on the axis (r = 0),
     or of a closed loop (first point repeated last) that does not touch it (a ring)."""
-    return outward(trimesh.creation.revolve(np.asarray(profile, dtype=float), sections=sections))
+    return outward(trimesh.creation.revolve(np.asarray(profile, dtype=float), sections=around(sections)))
 
 
 def vessel(outer: Profile, wall: float, floor: float, sections: int = 40) -> trimesh.Trimesh:
@@ -53,13 +88,15 @@ def vessel(outer: Profile, wall: float, floor: float, sections: int = 40) -> tri
 
 def ring(radius: float, thickness: float, z: float, sections: int = 40, tube_sections: int = 10) -> trimesh.Trimesh:
     """A torus lying in the plane at height ``z`` (a rim, a foot ring, a footrest)."""
-    mesh = trimesh.creation.torus(radius, thickness, major_sections=sections, minor_sections=tube_sections)
+    mesh = trimesh.creation.torus(
+        radius, thickness, major_sections=around(sections), minor_sections=around(tube_sections)
+    )
     mesh.apply_translation((0, 0, z))
     return outward(mesh)
 
 
 def cylinder(radius: float, z0: float, z1: float, sections: int = 32, center=(0.0, 0.0)) -> trimesh.Trimesh:
-    mesh = trimesh.creation.cylinder(radius=radius, height=z1 - z0, sections=sections)
+    mesh = trimesh.creation.cylinder(radius=radius, height=z1 - z0, sections=around(sections))
     mesh.apply_translation((center[0], center[1], (z0 + z1) / 2))
     return outward(mesh)
 
@@ -71,7 +108,7 @@ def box(extents: Sequence[float], center: Sequence[float]) -> trimesh.Trimesh:
 
 
 def ellipsoid(radii: Sequence[float], center: Sequence[float], subdivisions: int = 3) -> trimesh.Trimesh:
-    mesh = trimesh.creation.icosphere(subdivisions=subdivisions, radius=1.0)
+    mesh = trimesh.creation.icosphere(subdivisions=subdivided(subdivisions, max(radii)), radius=1.0)
     mesh.apply_scale(radii)
     mesh.apply_translation(center)
     return outward(mesh)
@@ -149,6 +186,7 @@ def tube(
         normals.append(normal)
     normals = np.array(normals)
     binormals = np.cross(tangents, normals)
+    sections = around(sections)
     angles = np.linspace(0, 2 * np.pi, sections, endpoint=False)
     circle = (
         np.cos(angles)[None, :, None] * normals[:, None, :] + flat * np.sin(angles)[None, :, None] * binormals[:, None]

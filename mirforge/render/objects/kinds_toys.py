@@ -16,6 +16,7 @@ from mirforge.render.objects.geometry import (
     prism,
     rotated,
     rounded_box,
+    subdivided,
     tube,
     union,
 )
@@ -94,8 +95,8 @@ def football(rng: np.random.Generator, style: str, h: float) -> Parts:
     pentagons, hexagons = truncated_icosahedron()
     r = h / 2
     lift = (0, 0, r)
-    white = _sphere_patches(r, hexagons, 3).apply_translation(lift)
-    black = _sphere_patches(r, pentagons, 3).apply_translation(lift)
+    white = _sphere_patches(r, hexagons, subdivided(3, r)).apply_translation(lift)
+    black = _sphere_patches(r, pentagons, subdivided(3, r)).apply_translation(lift)
     return [("body", white), ("patches", black)]
 
 
@@ -347,7 +348,7 @@ def toy_truck(rng: np.random.Generator, style: str, h: float) -> Parts:
 def globe(rng: np.random.Generator, style: str, h: float) -> Parts:
     r = h * 0.36
     cz = h - r - 0.06 * r
-    sphere = trimesh.creation.icosphere(subdivisions=3, radius=r)
+    sphere = trimesh.creation.icosphere(subdivisions=subdivided(3, r), radius=r)
     # continents: a smooth random field on the sphere, thresholded (a fixed pattern per variant)
     centres = sphere.triangles_center / r
     field = np.zeros(len(centres))
