@@ -462,14 +462,14 @@ def film(
     :class:`mirforge.generators.sequential.clips.Filming`), and measure every prop in the decoded frames at
     ``indices``. Rejects a frame where a prop is not clearly found."""
     renderer = gl.renderer(size)
-    id_maps = {}
+    regions = {}
 
     def draw(f: int) -> np.ndarray:
         t = f / fps
         scene = Scene3D(tuple(p.placed(t) for p in props), look=stage.look)
         view = renderer.views(scene, [stage.shot.camera(t)], seg=f in indices)[0]
-        if f in indices:
-            id_maps[f] = view.ids
+        if f in indices:  # checked as drawn: a frame the ids rule out is never encoded
+            regions[f] = object_regions(view.ids, len(props))
         return view.rgb
 
     decoded = shoot(draw, n_frames, list(indices))
@@ -482,38 +482,40 @@ def film(
         cam = stage.shot.camera(t)
         if key not in plates:
             plates[key] = renderer.views(plate_scene, [cam], seg=False)[0].rgb
-        blobs = locate(image, plates[key], id_maps[f], len(props))
+        blobs = locate(image, plates[key], *regions[f])
         out.append(Frame(image, t, cam, blobs))
     return out
 
 
-def locate(decoded: np.ndarray, plate: np.ndarray, ids: np.ndarray, n: int) -> list[Blob]:
-    """Each object's blob in a decoded frame: the foreground (decoded vs the empty floor) within ``NEAR_PX`` of its
-    id pixels, which only say which object a blob is. Rejects an object that is small, cut by the frame's border,
-    hidden, or not clearly apart from the floor."""
-    diff = np.abs(decoded.astype(np.int16) - plate.astype(np.int16)).max(axis=2) > FOREGROUND_DIFF
+def object_regions(ids: np.ndarray, n: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Each object's id pixels in a frame, and the pixels within ``NEAR_PX`` of them. Rejects an object that is
+    small or hidden, and two that touch."""
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * NEAR_PX + 1, 2 * NEAR_PX + 1))
-    close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     cores = [(ids == i + 1) for i in range(n)]
+    if any(int(core.sum()) < MIN_PIXELS for core in cores):
+        raise Reject("an object is too small or hidden in a frame")
     reach = [cv2.dilate(c.astype(np.uint8), kernel) > 0 for c in cores]
-    blobs = []
-    for i, core in enumerate(cores):
-        count = int(core.sum())
-        if count < MIN_PIXELS:
-            raise Reject("an object is too small or hidden in a frame")
-        others = np.zeros_like(core)
-        for j, r in enumerate(reach):
-            if j != i:
-                others |= r
-        if (reach[i] & others).any():
+    for i, r in enumerate(reach):
+        if any((r & other).any() for j, other in enumerate(reach) if j != i):
             raise Reject("two objects touch in a frame")
+    return cores, reach
+
+
+def locate(decoded: np.ndarray, plate: np.ndarray, cores: list[np.ndarray], reach: list[np.ndarray]) -> list[Blob]:
+    """Each object's blob in a decoded frame: the foreground (decoded vs the empty floor) within its ``reach`` of
+    its id pixels (``cores``), which only say which object a blob is (see ``object_regions``). Rejects an object
+    cut by the frame's border or not clearly apart from the floor."""
+    diff = np.abs(decoded.astype(np.int16) - plate.astype(np.int16)).max(axis=2) > FOREGROUND_DIFF
+    close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    h, w = diff.shape
+    blobs = []
+    for core, near in zip(cores, reach, strict=True):
         # closing fills the grout lines an object hides where its colour is close to theirs
-        mask = cv2.morphologyEx((diff & reach[i]).astype(np.uint8), cv2.MORPH_CLOSE, close) > 0
-        blob = blob_from_mask(mask & reach[i], MIN_PIXELS)
-        if blob is None or blob.pixels < MIN_FOUND * count:
+        mask = cv2.morphologyEx((diff & near).astype(np.uint8), cv2.MORPH_CLOSE, close) > 0
+        blob = blob_from_mask(mask & near, MIN_PIXELS)
+        if blob is None or blob.pixels < MIN_FOUND * int(core.sum()):
             raise Reject("an object is not clearly apart from the floor in a decoded frame")
         x0, y0, x1, y1 = blob.box
-        h, w = ids.shape
         if x0 <= 0 or y0 <= 0 or x1 >= w or y1 >= h:
             raise Reject("an object is cut by the frame's border")
         blobs.append(blob)
