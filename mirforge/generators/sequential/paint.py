@@ -201,9 +201,12 @@ def poly_mask(pts: Sequence[tuple[float, float]]) -> tuple[np.ndarray, tuple[int
 
 def differs(img: np.ndarray, base: np.ndarray, threshold: int = 60) -> np.ndarray:
     """Where ``img`` differs from ``base`` (summed absolute channel difference above ``threshold``)."""
-    return np.abs(img.astype(np.int16) - base.astype(np.int16)).sum(axis=2) > threshold
+    d = cv2.absdiff(np.ascontiguousarray(img), np.ascontiguousarray(base)).astype(np.uint16)
+    return d[..., 0] + d[..., 1] + d[..., 2] > threshold
 
 
 def near(img: np.ndarray, rgb: Sequence[float], tol: int) -> np.ndarray:
     """Where every channel of ``img`` lies within ``tol`` of ``rgb``."""
-    return (np.abs(img.astype(np.int16) - np.array(rgb, np.int16)) <= tol).all(axis=2)
+    centre = np.array(rgb, np.int16)  # truncated, as before any comparison
+    lo, hi = np.clip(centre - tol, 0, 255), np.clip(centre + tol, 0, 255)
+    return cv2.inRange(np.ascontiguousarray(img), lo.astype(np.float64), hi.astype(np.float64)) > 0
