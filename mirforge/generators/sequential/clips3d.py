@@ -505,7 +505,8 @@ def locate(decoded: np.ndarray, plate: np.ndarray, cores: list[np.ndarray], reac
     """Each object's blob in a decoded frame: the foreground (decoded vs the empty floor) within its ``reach`` of
     its id pixels (``cores``), which only say which object a blob is (see ``object_regions``). Rejects an object
     cut by the frame's border or not clearly apart from the floor."""
-    diff = np.abs(decoded.astype(np.int16) - plate.astype(np.int16)).max(axis=2) > FOREGROUND_DIFF
+    d = cv2.absdiff(decoded, plate)
+    diff = cv2.max(cv2.max(d[..., 0], d[..., 1]), d[..., 2]) > FOREGROUND_DIFF
     close = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
     h, w = diff.shape
     blobs = []
