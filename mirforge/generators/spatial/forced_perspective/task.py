@@ -69,6 +69,7 @@ MIN_LINK_SPREAD = 1.8  # the real ranges of two neighbours leave their ratio ope
 CAMERA_SHARE = (0.3, 0.85)  # the camera's height over the shorter object's: below both tops
 WIDEST = 0.45  # an object at most this share of the frame's width, so that two fit side by side
 CAMERA_GRID = 33  # camera heights tried (analytically) per photo
+CAMERA_HEIGHTS = np.linspace(*CAMERA_SHARE, CAMERA_GRID)
 MIN_BELOW_PX = 40  # an object's base at least this far below the horizon (its height reads to about 2%)
 PAD = 10  # pixels kept free at the image's edges
 MIN_PX, MAX_PX = 70.0, 380.0  # pixel heights the apparent-size option may compare
@@ -509,37 +510,45 @@ class Framing:
         rho = metres[self.big] / metres[self.small]
         self.want = (1.1, 1.8) if misleading else (0.6 / rho, 0.93)
 
-    def px_range(self, i: int, u: float) -> tuple[float, float]:
+    def px_range(self, i: int, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The pixel heights object ``i`` may take at camera heights ``u`` (lowest, highest)."""
         tall = self.rel[i] / u  # in camera heights
-        top = self.half / (1 - 1 / tall) if tall > 1 else math.inf
+        with np.errstate(divide="ignore"):
+            top = np.where(tall > 1, self.half / (1 - 1 / tall), math.inf)
         wide = WIDEST * (self.size - 2 * PAD) / self.aspect[i]
-        return MIN_BELOW_PX * tall, min(self.half * tall, top, MAX_PX, wide)
+        return MIN_BELOW_PX * tall, np.minimum(np.minimum(self.half * tall, top), min(MAX_PX, wide))
 
-    def ratios(self, u: float, fixed: tuple[int, float] | None) -> tuple[float, float]:
-        """The ratios that fit at camera height ``u`` (with the pinned object at its pixel height); empty: lo >= hi."""
+    def ratios(self, u: np.ndarray, fixed: tuple[int, float] | None) -> tuple[np.ndarray, np.ndarray]:
+        """The ratios that fit at camera heights ``u`` (with the pinned object at its pixel height): from the first
+        array to the second, none where the first is not below the second."""
         lo, hi = self.want
         ranges = [self.px_range(0, u), self.px_range(1, u)]
-        if any(a >= b for a, b in ranges):
-            return 1.0, 0.0
+        fit = (ranges[0][0] < ranges[0][1]) & (ranges[1][0] < ranges[1][1])
         big, small = self.big, self.small
-        if fixed is None:  # px_big in ranges[big] and px_big * ratio in ranges[small]
-            return max(lo, ranges[small][0] / ranges[big][1]), min(hi, ranges[small][1] / ranges[big][0])
-        i, p = fixed
-        if not ranges[i][0] <= p <= ranges[i][1]:
-            return 1.0, 0.0
-        j_lo, j_hi = ranges[1 - i]
-        if i == big:  # px_small = p * ratio
-            return max(lo, j_lo / p), min(hi, j_hi / p)
-        return max(lo, p / j_hi), min(hi, p / j_lo)  # px_big = p / ratio
+        with np.errstate(divide="ignore"):
+            if fixed is None:  # px_big in ranges[big] and px_big * ratio in ranges[small]
+                r_lo, r_hi = (
+                    np.maximum(lo, ranges[small][0] / ranges[big][1]),
+                    np.minimum(hi, ranges[small][1] / ranges[big][0]),
+                )
+            else:
+                i, p = fixed
+                fit &= (ranges[i][0] <= p) & (p <= ranges[i][1])
+                j_lo, j_hi = ranges[1 - i]
+                if i == big:  # px_small = p * ratio
+                    r_lo, r_hi = np.maximum(lo, j_lo / p), np.minimum(hi, j_hi / p)
+                else:  # px_big = p / ratio
+                    r_lo, r_hi = np.maximum(lo, p / j_hi), np.minimum(hi, p / j_lo)
+        return np.where(fit, r_lo, 1.0), np.where(fit, r_hi, 0.0)
 
     def cameras(self, fixed: tuple[int, float] | None) -> list[float]:
         """The camera heights of a fine grid at which some ratio fits."""
-        grid = np.linspace(*CAMERA_SHARE, CAMERA_GRID)
-        return [float(u) for u in grid if (lambda r: r[0] < r[1])(self.ratios(float(u), fixed))]
+        r_lo, r_hi = self.ratios(CAMERA_HEIGHTS, fixed)
+        return CAMERA_HEIGHTS[r_lo < r_hi].tolist()
 
     def pixels(self, rng: np.random.Generator, u: float, fixed: tuple[int, float] | None) -> list[float]:
         """Pixel heights of the two objects at camera height ``u``."""
-        r_lo, r_hi = self.ratios(u, fixed)
+        r_lo, r_hi = map(float, self.ratios(np.float64(u), fixed))
         if r_lo >= r_hi:
             raise Reject("no ratio fits at this camera height")
         ratio = float(rng.uniform(r_lo, r_hi))
@@ -550,7 +559,7 @@ class Framing:
             px[i] = p
             px[1 - i] = p * ratio if i == big else p / ratio
         else:
-            ranges = [self.px_range(0, u), self.px_range(1, u)]
+            ranges = [tuple(map(float, self.px_range(j, np.float64(u)))) for j in (0, 1)]
             b_lo = max(ranges[big][0], ranges[small][0] / ratio)
             b_hi = min(ranges[big][1], ranges[small][1] / ratio)
             px[big] = float(rng.uniform(b_lo, b_hi))
