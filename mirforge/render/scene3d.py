@@ -107,16 +107,24 @@ class Camera:
 
     def project(self, points: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
         """World points -> (pixel x/y array, depth along the view axis) for a square image of ``size``."""
-        pts = np.c_[np.asarray(points, dtype=float), np.ones(len(points))]
-        cam = (np.linalg.inv(self.pose()) @ pts.T).T[:, :3]
+        points = np.asarray(points, dtype=float)
+        pts = np.ones((len(points), 4))
+        pts[:, :3] = points
+        cam = (_camera_view(self) @ pts.T).T[:, :3]
         depth = -cam[:, 2]
         if self.projection == "orthographic":
             ndc = cam[:, :2] / self.half_extent
         else:
             f = 1.0 / math.tan(self.yfov / 2)
             ndc = cam[:, :2] * f / depth[:, None]
-        px = np.c_[(ndc[:, 0] + 1) * size / 2, (1 - ndc[:, 1]) * size / 2]
+        px = np.stack([(ndc[:, 0] + 1) * size / 2, (1 - ndc[:, 1]) * size / 2], axis=1)
         return px, depth
+
+
+@lru_cache(maxsize=1024)
+def _camera_view(cam: Camera) -> np.ndarray:
+    """World-to-camera matrix (the pose's inverse), cached like the pose; read-only callers only."""
+    return np.linalg.inv(_camera_pose(cam))
 
 
 @lru_cache(maxsize=1024)
