@@ -238,7 +238,7 @@ def test_a_look_leaves_the_scene_draws_alone():
     assert look.backdrop.floor in BACKDROPS
 
 
-def test_objects_small_in_every_view_are_drawn_from_the_coarse_meshes(monkeypatch):
+def test_objects_small_in_every_view_are_drawn_from_the_coarse_meshes():
     from mirforge.render.meshes import SMALL_PIXELS, triangle_soup
     from mirforge.render.objects import model
 
@@ -251,9 +251,9 @@ def test_objects_small_in_every_view_are_drawn_from_the_coarse_meshes(monkeypatc
     for obj in (duck, ball):
         px, _ = far.project(obj.corners(), size)
         assert np.ptp(px, axis=0).max() < SMALL_PIXELS
-    assert mb._small((duck, ball), [far], size) == [True, True]
-    assert mb._small((duck, ball), [far, near], size) == [False, False]  # the largest view decides
-    assert mb._small((duck, ball), [behind], size) == [False, False]
+    assert mb._small((duck, ball), [far], size, SMALL_PIXELS) == [True, True]
+    assert mb._small((duck, ball), [far, near], size, SMALL_PIXELS) == [False, False]  # the largest view decides
+    assert mb._small((duck, ball), [behind], size, SMALL_PIXELS) == [False, False]
 
     fine = mb._object_vertices((duck, ball), [False, False])
     coarse = mb._object_vertices((duck, ball), [True, True])
@@ -261,11 +261,11 @@ def test_objects_small_in_every_view_are_drawn_from_the_coarse_meshes(monkeypatc
     drawn = [triangle_soup(key, level) for obj in (duck, ball) for key, level, *_ in mb.draw_parts(obj, small=True)]
     assert len(coarse[0]) == sum(len(positions) for positions, _ in drawn)
     # far away, the coarse meshes cover the same pixels but for a few on the outlines
-    renderer = mb.ModernglRenderer(size, samples=0)
-    views = {}
-    for small in (True, False):
-        monkeypatch.setattr(mb, "_small", lambda objects, cameras, size, small=small: [small] * len(objects))
-        views[small] = renderer.views(table(duck, ball), [far])[0]
+    views = {
+        lod: mb.ModernglRenderer(size, samples=0, small_pixels=lod).views(table(duck, ball), [far])[0]
+        for lod in (SMALL_PIXELS, 0)
+    }
+    assert not np.array_equal(views[SMALL_PIXELS].rgb, views[0].rgb)  # the coarse meshes were drawn
     for i in (1, 2):
-        a, b = views[True].ids == i, views[False].ids == i
+        a, b = views[SMALL_PIXELS].ids == i, views[0].ids == i
         assert a.sum() > 100 and (a & b).sum() / (a | b).sum() > 0.95, i

@@ -385,7 +385,9 @@ class ModernglRenderer:
 
     name = "moderngl/egl"
 
-    def __init__(self, size: int, samples: int = SAMPLES):
+    def __init__(self, size: int, samples: int = SAMPLES, small_pixels: int = SMALL_PIXELS):
+        """``small_pixels``: objects spanning fewer pixels than this in every view of a scene are drawn from their
+        coarse meshes (``mirforge.render.meshes.SMALL_PIXELS``; 0: always the fine ones)."""
         import moderngl
 
         try:
@@ -396,7 +398,7 @@ class ModernglRenderer:
                 "or use --renderer pyrender"
             ) from exc
         ctx = self.ctx
-        self.size, self.samples = size, samples
+        self.size, self.samples, self.small_pixels = size, samples, small_pixels
         program = ctx.program
         self.programs = {
             "object_tex": program(vertex_shader=VERTEX, fragment_shader=_source(OBJECT_FRAGMENT, "TEXTURED")),
@@ -510,7 +512,8 @@ class ModernglRenderer:
     # -- rendering ------------------------------------------------------------------------------------------------
     def views(self, scene: Scene3D, cameras: list[Camera], *, seg: bool = True, flat: bool = False) -> list[View]:
         with self.ctx:  # make this renderer's context current: a process may hold one per image size
-            *groups, n_matte = _object_vertices(scene.objects, _small(scene.objects, cameras, self.size))
+            small = _small(scene.objects, cameras, self.size, self.small_pixels)
+            *groups, n_matte = _object_vertices(scene.objects, small)
             self._upload_objects(groups)
             n_vertices = len(groups[0])
             # a horizontal orthographic view (view_3d's front and side) sees the floor edge-on: nothing to draw
@@ -700,8 +703,8 @@ class ModernglRenderer:
         return ids, raw_depth
 
 
-def _small(objects: tuple[Object3D, ...], cameras: list[Camera], size: int) -> list[bool]:
-    """Whether each object's box spans fewer than ``SMALL_PIXELS`` across in every view (then its coarse meshes
+def _small(objects: tuple[Object3D, ...], cameras: list[Camera], size: int, limit: int) -> list[bool]:
+    """Whether each object's box spans fewer than ``limit`` pixels across in every view (then its coarse meshes
     are drawn); one that reaches behind a camera is not small."""
     if not objects:
         return []
@@ -712,7 +715,7 @@ def _small(objects: tuple[Object3D, ...], cameras: list[Camera], size: int) -> l
         extent = np.ptp(px.reshape(-1, 8, 2), axis=1).max(axis=1)
         extent[depth.reshape(-1, 8).min(axis=1) <= ZNEAR] = np.inf
         np.maximum(span, extent, out=span)
-    return (span < SMALL_PIXELS).tolist()
+    return (span < limit).tolist()
 
 
 def _object_vertices(
