@@ -67,6 +67,7 @@ class ObjectModel:
     variant: int
     style: str
     parts: tuple[Part, ...]
+    frame: np.ndarray  # how the builder's parts were placed: offset (x, y, z), then scale (see _build)
 
     @cached_property
     def bounds(self) -> np.ndarray:
@@ -123,7 +124,7 @@ class ObjectModel:
         import trimesh
 
         key = f"{self.kind}/{self.variant}/coarse"
-        built = cached("object-model", key, lambda: _build(self.kind, self.variant, coarse=True))
+        built = cached("object-model", key, lambda: _build(self.kind, self.variant, self.frame))
         return tuple(
             trimesh.Trimesh(built[f"vertices{i}"], built[f"faces{i}"], process=False) for i in range(len(self.parts))
         )
@@ -155,22 +156,20 @@ def _model(name: str, variant: int) -> ObjectModel:
         # the asset cache is the same to the last bit as one built here
         vertices, faces = built[f"vertices{i}"], built[f"faces{i}"]
         parts.append(Part(role, color, COLORS[color], material, role == fin.primary, vertices, faces))
-    return ObjectModel(name, variant, style.name, tuple(parts))
+    return ObjectModel(name, variant, style.name, tuple(parts), built["frame"])
 
 
-def _build(name: str, variant: int, coarse: bool = False) -> dict[str, np.ndarray]:
+def _build(name: str, variant: int, frame: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """The parts of ``name`` in ``variant`` as arrays: roles, and vertices and faces per part, in metres; and the
-    frame that placed them (offset, then scale). ``coarse``: built at the coarse resolution and placed by the fine
-    build's frame, so that it sits in the same box."""
+    frame that placed them (offset, then scale). With the fine build's ``frame``: the coarse parts
+    (``geometry.coarse``), placed by it, so that they sit in the same box."""
     spec = REGISTRY[name]
     style, _ = spec.combos[variant % len(spec.combos)]
     rng = np.random.default_rng([stable_hash(name), variant])
     height = float(rng.uniform(*style.height))
-    with geometry.coarse(height) if coarse else nullcontext():
+    with geometry.coarse(height) if frame is not None else nullcontext():
         built = spec.build(rng, style.name, height)
-    if coarse:
-        frame = cached("object-model", f"{name}/{variant}", lambda: _build(name, variant))["frame"]
-    else:  # footprint centred on the origin, standing on the ground, exactly as tall as drawn (builders come close)
+    if frame is None:  # footprint centred on the origin, on the ground, exactly as tall as drawn (builders come close)
         lo = np.min([mesh.bounds[0] for _, mesh in built], axis=0)
         hi = np.max([mesh.bounds[1] for _, mesh in built], axis=0)
         frame = np.array([-(lo[0] + hi[0]) / 2, -(lo[1] + hi[1]) / 2, -lo[2], height / (hi[2] - lo[2])])
