@@ -6,7 +6,7 @@ Per task, against configurable bounds:
   when its confidence interval lies outside that band;
 - **blind baseline**: a text-only classifier, cross-validated, must not beat chance by more than
   ``blind_margin`` points: it breaks when the lower confidence bound of its accuracy does (see
-  :mod:`mirforge.audit_stats`; every accuracy tried on a task counts in the correction). It scores each
+  :mod:`mirforge.audit_stats`; every baseline run on a task counts in the correction). It scores each
   (question, option) pair with a logistic regression on TF-IDF features of the option, the words it shares with
   the question, and its length, question overlap and similarity to the other options relative to the instance's
   other options; the predicted answer is the best-scoring option.
@@ -15,8 +15,8 @@ Per task, against configurable bounds:
   "what a correct option looks like", and works for any number of options;
 - **heuristics** under the same bound: the longest option, the most specific option (rarest words), the option
   that repeats most words of the question, and the consensus option (most similar to the others, the classic
-  leak of distractors made by perturbing the answer). Each heuristic counts as the better of picking the option
-  it prefers and avoiding it; ties share the credit;
+  leak of distractors made by perturbing the answer). Each heuristic picks the option it prefers or avoids it,
+  whichever did better on the other cross-validation folds; ties share the credit;
 - **image baselines** under the same bound, which never read the question (:mod:`mirforge.audit_images`):
   option-image consensus, one option image alone, the option images only, one evidence image alone;
 - **needed**: the share of instances whose evidence images are all needed (``provenance.needed``);
@@ -43,7 +43,16 @@ from typing import Any
 import numpy as np
 
 from mirforge.audit_images import ImageEvidence, image_shortcuts, needed_share
-from mirforge.audit_stats import CONFIDENCE, Shortcut, avoid_credit, judge, letter_intervals, pick_credit
+from mirforge.audit_stats import (
+    CONFIDENCE,
+    Shortcut,
+    avoid_credit,
+    fold_of,
+    judge,
+    letter_intervals,
+    out_of_fold,
+    pick_credit,
+)
 from mirforge.dataset import Dataset
 from mirforge.dataset import Entry as Loaded  # one instance line, as the reader gives it
 from mirforge.errors import InputError
@@ -221,14 +230,18 @@ def option_stats(records: list[dict[str, Any]]) -> list[dict[str, np.ndarray]]:
     return out
 
 
-def heuristics(records: list[dict[str, Any]]) -> dict[str, float]:
+def heuristics(records: list[dict[str, Any]], folds: int = 5, seed: int = 0) -> dict[str, float]:
+    """Accuracy (percent) of each heuristic, picking or avoiding the option it prefers as the other folds found
+    better."""
     stats = option_stats(records)
     correct = [list(r["options"]).index(r["answer"]) for r in records]
+    fold = fold_of(len(records), folds, seed)
     out = {}
     for name in ("longest", "specific", "overlap", "consensus"):
-        pick = np.mean([pick_credit(s[name], c) for s, c in zip(stats, correct, strict=True)])
-        avoid = np.mean([avoid_credit(s[name], c) for s, c in zip(stats, correct, strict=True)])
-        out[name] = 100.0 * float(max(pick, avoid))
+        pick = [pick_credit(s[name], c) for s, c in zip(stats, correct, strict=True)]
+        avoid = [avoid_credit(s[name], c) for s, c in zip(stats, correct, strict=True)]
+        credit, _ = out_of_fold(np.array([pick, avoid]), fold)
+        out[name] = 100.0 * float(credit.mean())
     return out
 
 
@@ -238,7 +251,6 @@ def blind_baseline(records: list[dict[str, Any]], folds: int = 5, seed: int = 0)
         from scipy.sparse import csr_matrix, hstack
         from sklearn.feature_extraction.text import TfidfVectorizer
         from sklearn.linear_model import LogisticRegression
-        from sklearn.model_selection import KFold
     except ImportError:
         raise InputError(
             "mirforge audit needs the [audit] extra (scikit-learn): pip install 'mirforge[audit]'"
@@ -259,9 +271,10 @@ def blind_baseline(records: list[dict[str, Any]], folds: int = 5, seed: int = 0)
             owner.append(i)
     owner_a, label_a, dense_a = np.array(owner), np.array(label), np.array(dense)
     credit = np.zeros(len(records))
-    splitter = KFold(n_splits=folds, shuffle=True, random_state=seed)
-    for train_i, test_i in splitter.split(np.arange(len(records))):
-        train = np.isin(owner_a, train_i)
+    fold = fold_of(len(records), folds, seed)
+    for f in range(folds):
+        test_i = np.flatnonzero(fold == f)
+        train = ~np.isin(owner_a, test_i)
         test = ~train
         opt = TfidfVectorizer(token_pattern=r"(?u)\b\w+\b", ngram_range=(1, 2), sublinear_tf=True)
         shared = TfidfVectorizer(token_pattern=r"(?u)\b\w+\b")
@@ -404,7 +417,7 @@ def audit_task(
         result.letter_deviation = max(result.letter_deviation, abs(share - expected))
     result.letter_intervals = letter_intervals({letter: answers[letter] for letter in letters}, len(records))
     result.blind = blind_baseline(records, folds=folds)
-    result.heuristics = heuristics(records)
+    result.heuristics = heuristics(records, folds=folds)
     evidence = ImageEvidence(records)
     audit_images(root, loaded, bounds, result, evidence)
     result.shortcuts = text_shortcuts(result) + image_shortcuts(evidence, folds=folds)
@@ -418,7 +431,7 @@ def audit_task(
 
 def text_shortcuts(r: TaskAudit) -> list[Shortcut]:
     out = [Shortcut("blind", "blind baseline (text-only classifier)", r.blind, r.n, r.chance)]
-    return out + [Shortcut(h, f"heuristic {h}", v, r.n, r.chance, tries=2) for h, v in r.heuristics.items()]
+    return out + [Shortcut(h, f"heuristic {h}", v, r.n, r.chance) for h, v in r.heuristics.items()]
 
 
 def letters_outside(r: TaskAudit, b: Bounds) -> list[str]:
@@ -614,16 +627,17 @@ def table(results: list[TaskAudit], bounds: Bounds) -> str:
 LEGEND = (
     "Accuracies in %. letters± = largest distance of a letter's share from 100/k, in points; a letter breaks when "
     "its interval lies outside 100/k +- {letter_tolerance}. blind = cross-validated text-only classifier; "
-    "longest/specific/q-overlap/consensus = text heuristics (the better of picking or avoiding the option they "
-    "prefer); img-median/img-mode/img-near = option-image consensus; opt-alone = each option image scored alone; "
-    "opt-only = the option images only; one-image = the best evidence image alone (- : not run). A baseline breaks "
-    "(*) when the one-sided 95% lower confidence bound of its accuracy, corrected for every accuracy tried on the "
-    "task, exceeds chance + {blind_margin}; ? = above chance + {blind_margin} but not proven at this n. flagged≥ = "
-    "the accuracy that would break at this n (never: n too small to tell). needed% = instances whose evidence "
-    "images are all needed (n/a: not recorded; bound {needed}). dup/imgset/near = duplicate instances, identical "
-    "and near-identical image sets; reused% = instances sharing an image (bytes) with another instance (bound "
-    "{reused_images}); blank = blank or near-uniform images; badbox = regions outside their image or under "
-    "{min_region_area} px; regen = regenerated instances identical in record and bytes."
+    "longest/specific/q-overlap/consensus = text heuristics (picking or avoiding the option they prefer, as the "
+    "other folds found better); img-median/img-mode/img-near = option-image consensus; opt-alone = each option "
+    "image scored alone; opt-only = the option images only; one-image = one evidence image alone, the one that "
+    "did best on the other folds (- : not run). A baseline breaks (*) when the one-sided 95% lower confidence "
+    "bound of its accuracy, corrected for the number of baselines run on the task, exceeds chance + "
+    "{blind_margin}; ? = above chance + {blind_margin} but not proven at this n. flagged≥ = the accuracy that "
+    "would break at this n (never: n too small to tell). needed% = instances whose evidence images are all needed "
+    "(n/a: not recorded; bound {needed}). dup/imgset/near = duplicate instances, identical and near-identical "
+    "image sets; reused% = instances sharing an image (bytes) with another instance (bound {reused_images}); "
+    "blank = blank or near-uniform images; badbox = regions outside their image or under {min_region_area} px; "
+    "regen = regenerated instances identical in record and bytes."
 )
 
 

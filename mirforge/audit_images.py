@@ -3,13 +3,13 @@
 - **option-image consensus** (tasks whose options are images): distractors made by perturbing the answer make the
   answer their consensus. Three scores per option image, on 64 x 64 thumbnails: ``img-median`` (closeness to the
   per-pixel median of the option images), ``img-mode`` (how often its pixels, 8 levels per channel, agree with the
-  other option images'), ``img-near`` (closeness to the other option images on average). Each counts, like the text
-  heuristics, as the better of picking the option it prefers and avoiding it;
+  other option images'), ``img-near`` (closeness to the other option images on average). Each, like the text
+  heuristics, picks the option it prefers or avoids it, whichever did better on the other cross-validation folds;
 - **opt-alone**: a cross-validated classifier that scores each option image on its own features, one at a time;
 - **opt-only**: a cross-validated classifier that sees only the option images, each against its siblings;
 - **one-image**: for each position among the other (evidence) images, a cross-validated classifier that sees that
   one image and predicts the answer's text (for options like "Image 4", that is the letter); each option gets the
-  score of its text. Every position tried counts as a test.
+  score of its text. Each fold is scored at the position that did best on the other folds.
 
 The classifiers are linear (ridge) classifiers on simple per-image features: mean and std per channel, colour
 histograms, edge density (whole image and quadrants), and 8 x 8 grey and 4 x 4 colour thumbnails.
@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from mirforge.audit_stats import Shortcut, avoid_credit, pick_credit
+from mirforge.audit_stats import Shortcut, avoid_credit, fold_of, out_of_fold, pick_credit
 
 IMAGE_REF = re.compile(r"\bimage\s+(\d+)\b", re.IGNORECASE)
 THUMB = 64  # side of the thumbnails the consensus scores compare
@@ -159,27 +160,27 @@ def image_shortcuts(evidence: ImageEvidence, folds: int = 5, seed: int = 0) -> l
     """The image-space baselines of one task, unjudged (see :func:`mirforge.audit_stats.judge`)."""
     records = evidence.records
     correct = [list(r["options"]).index(r["answer"]) for r in records]
+    fold = fold_of(len(records), folds, seed)
     out = []
     with_options = [i for i, c in enumerate(evidence.consensus) if c is not None]
     if with_options:
         for name in CONSENSUS:
-            pick = np.array([pick_credit(evidence.consensus[i][name], correct[i]) for i in with_options])
-            avoid = np.array([avoid_credit(evidence.consensus[i][name], correct[i]) for i in with_options])
-            credit, how = (pick, "picking") if pick.mean() >= avoid.mean() else (avoid, "avoiding")
-            out.append(summarise(name, f"image baseline {name} ({how} it)", credit, with_options, records, 2))
+            pick = [pick_credit(evidence.consensus[i][name], correct[i]) for i in with_options]
+            avoid = [avoid_credit(evidence.consensus[i][name], correct[i]) for i in with_options]
+            credit, firsts = out_of_fold(np.array([pick, avoid]), fold[with_options])
+            how = "picking" if firsts.count(0) * 2 >= len(firsts) else "avoiding"
+            out.append(summarise(name, f"image baseline {name} ({how} it)", credit, with_options, records))
         for name, label, relative in (
             ("opt-alone", "image baseline opt-alone (each option image alone)", False),
             ("opt-only", "image baseline opt-only (the option images only)", True),
         ):
             rows = option_rows(evidence, with_options, relative=relative)
-            out.append(classified(name, label, rows, with_options, records, correct, folds, seed))
-    out.append(one_image(evidence, correct, folds, seed))
+            out.append(classified(name, label, rows, with_options, records, correct, fold, folds))
+    out.append(one_image(evidence, correct, fold, folds))
     return out
 
 
-def summarise(
-    name: str, label: str, credit: np.ndarray, which: list[int], records: list[dict[str, Any]], tries: int
-) -> Shortcut:
+def summarise(name: str, label: str, credit: np.ndarray, which: list[int], records: list[dict[str, Any]]) -> Shortcut:
     chance = 100.0 * float(np.mean([1.0 / len(records[i]["options"]) for i in which]))
     return Shortcut(
         name=name,
@@ -187,7 +188,6 @@ def summarise(
         value=100.0 * float(credit.mean()),
         n=len(which),
         chance=chance,
-        tries=tries,
         by_level=per_level(credit, [level_of(records[i]) for i in which]),
     )
 
@@ -212,23 +212,23 @@ def classified(
     which: list[int],
     records: list[dict[str, Any]],
     correct: list[int],
+    fold: np.ndarray,
     folds: int,
-    seed: int,
 ) -> Shortcut:
     """A cross-validated scorer of option rows (is this the answer?); the best-scoring option is the guess."""
     if len(which) < 2 * folds:
         return Shortcut(name, label, None, len(which), 0.0, why_not=f"{len(which)} instances, fewer than 2 per fold")
-    from sklearn.model_selection import KFold
-
     answers = [correct[i] for i in which]
+    mine = fold[which]
     credit = np.zeros(len(which))
-    for train, test in KFold(n_splits=folds, shuffle=True, random_state=seed).split(np.arange(len(which))):
+    for f in np.unique(mine):
+        train, test = np.flatnonzero(mine != f), np.flatnonzero(mine == f)
         x = np.concatenate([rows[t] for t in train])
         y = np.concatenate([np.arange(len(rows[t])) == answers[t] for t in train]).astype(int)
         model = fitted(x, y)
         for t in test:
             credit[t] = pick_credit(model.decision_function(rows[t]), answers[t])
-    return summarise(name, label, credit, which, records, 1)
+    return summarise(name, label, credit, which, records)
 
 
 def fitted(x: np.ndarray, y: np.ndarray) -> Any:
@@ -245,65 +245,81 @@ def answer_text(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def one_image(evidence: ImageEvidence, correct: list[int], folds: int, seed: int) -> Shortcut:
-    """The best of one classifier per evidence-image position, each seeing that one image and predicting the
-    answer's text; a position is tried when at least two answer texts recur often enough to learn."""
+@dataclass
+class Position:
+    """The evidence images at one position (the p-th image that is not an option image) and what they must tell."""
+
+    owners: np.ndarray  # the instance each image belongs to
+    x: np.ndarray  # their features
+    texts: list[str]  # their instances' answer texts
+
+    def credit(
+        self, train: np.ndarray, test: np.ndarray, records: list[dict[str, Any]], correct: list[int]
+    ) -> np.ndarray:
+        """Credit on the ``test`` images (indices) of a classifier fitted on the ``train`` images."""
+        seen = Counter(self.texts[t] for t in train)
+        labels = [self.texts[t] if seen[self.texts[t]] >= 2 else RARE for t in train]  # a class needs examples
+        if len(set(labels) - {RARE}) < 2:
+            return np.array([1.0 / len(records[self.owners[t]]["options"]) for t in test])
+        model = fitted(self.x[train], np.array(labels, dtype=object))
+        classes = {c: k for k, c in enumerate(model.classes_)}
+        scores = model.decision_function(self.x[test])
+        if scores.ndim == 1:  # two classes: one score, for the second
+            scores = np.stack([-scores, scores], axis=1)
+        out = np.zeros(len(test))
+        for k, (row, t) in enumerate(zip(scores, test, strict=True)):
+            i = self.owners[t]
+            texts_i = [answer_text(o) for o in records[i]["options"].values()]
+            mine = np.array([row[classes[o]] if o in classes else -np.inf for o in texts_i])
+            out[k] = pick_credit(mine, correct[i])
+        return out
+
+
+def positions(evidence: ImageEvidence, folds: int) -> dict[int, Position]:
+    """The evidence-image positions a classifier can learn from: at least two answer texts recur ``folds`` times."""
     records = evidence.records
-    label = "image baseline one-image"
-    positions: dict[int, list[tuple[int, np.ndarray]]] = {}
+    found: dict[int, list[tuple[int, np.ndarray]]] = {}
     for i, r in enumerate(records):
         options = set(evidence.options[i] or ())
         others = [j for j in range(len(r["images"])) if j not in options]
         for p, j in enumerate(others):
             if j < len(evidence.features[i]) and evidence.features[i][j] is not None:
-                positions.setdefault(p, []).append((i, evidence.features[i][j]))
-    best: Shortcut | None = None
-    tried = 0
-    for p, items in sorted(positions.items()):
+                found.setdefault(p, []).append((i, evidence.features[i][j]))
+    out = {}
+    for p, items in sorted(found.items()):
         texts = [answer_text(records[i]["options"][records[i]["answer"]]) for i, _ in items]
-        common = Counter(texts)
-        if len(items) < 2 * folds or sum(1 for c in common.values() if c >= folds) < 2:
-            continue
-        tried += 1
-        credit = single_image_credit(items, texts, records, correct, folds, seed)
-        which = [i for i, _ in items]
-        found = summarise("one-image", f"{label} (evidence image {p + 1} alone)", credit, which, records, 1)
-        if best is None or found.value > best.value:
-            best = found
-    if best is None:
+        if len(items) >= 2 * folds and sum(1 for c in Counter(texts).values() if c >= folds) >= 2:
+            out[p] = Position(np.array([i for i, _ in items]), np.stack([f for _, f in items]), texts)
+    return out
+
+
+def one_image(evidence: ImageEvidence, correct: list[int], fold: np.ndarray, folds: int) -> Shortcut:
+    """One classifier per evidence-image position, each seeing that one image and predicting the answer's text.
+    Each fold is scored by the position that did best in a cross-validation on the other folds (nested), or, for
+    an instance without that position, the best it has."""
+    records = evidence.records
+    label = "image baseline one-image"
+    found = positions(evidence, folds)
+    if not found:
         why = f"no image position with two answer texts recurring {folds} times or more"
         return Shortcut("one-image", label, None, len(records), 0.0, why_not=why)
-    best.tries = tried
-    return best
-
-
-def single_image_credit(
-    items: list[tuple[int, np.ndarray]],
-    texts: list[str],
-    records: list[dict[str, Any]],
-    correct: list[int],
-    folds: int,
-    seed: int,
-) -> np.ndarray:
-    from sklearn.model_selection import KFold
-
-    x = np.stack([f for _, f in items])
-    credit = np.zeros(len(items))
-    for train, test in KFold(n_splits=folds, shuffle=True, random_state=seed).split(x):
-        seen = Counter(texts[t] for t in train)
-        labels = [texts[t] if seen[texts[t]] >= 2 else RARE for t in train]  # a class needs examples to learn
-        if len(set(labels) - {RARE}) < 2:
-            for t in test:
-                credit[t] = 1.0 / len(records[items[t][0]]["options"])
-            continue
-        model = fitted(x[train], np.array(labels, dtype=object))
-        classes = {c: k for k, c in enumerate(model.classes_)}
-        scores = model.decision_function(x[test])
-        if scores.ndim == 1:  # two classes: one score, for the second
-            scores = np.stack([-scores, scores], axis=1)
-        for row, t in zip(scores, test, strict=True):
-            i = items[t][0]
-            texts_i = [answer_text(o) for o in records[i]["options"].values()]
-            mine = np.array([row[classes[o]] if o in classes else -np.inf for o in texts_i])
-            credit[t] = pick_credit(mine, correct[i])
-    return credit
+    order = sorted(found)
+    values = np.full((len(order), len(records)), np.nan)
+    inner = np.full((folds, len(order)), -np.inf)
+    for v, p in enumerate(order):
+        where = fold[found[p].owners]
+        for f in np.unique(where):
+            test = np.flatnonzero(where == f)
+            values[v, found[p].owners[test]] = found[p].credit(np.flatnonzero(where != f), test, records, correct)
+            scored = [
+                found[p].credit(
+                    np.flatnonzero((where != f) & (where != g)), np.flatnonzero(where == g), records, correct
+                )
+                for g in np.unique(where[where != f])
+            ]
+            if scored:
+                inner[f, v] = float(np.concatenate(scored).mean())
+    credit, firsts = out_of_fold(values, fold, ranking=lambda f: inner[f])
+    which = np.flatnonzero(np.isfinite(credit)).tolist()
+    p = order[Counter(firsts).most_common(1)[0][0]]
+    return summarise("one-image", f"{label} (evidence image {p + 1} alone)", credit[which], which, records)

@@ -1,14 +1,17 @@
 """The statistics of ``mirforge audit``: credit for a guess, and bounds that know the sample size.
 
 A baseline breaks its bound only when the one-sided lower confidence bound of its accuracy (Clopper-Pearson, exact
-binomial) exceeds chance plus the margin. Every accuracy the audit tries on a task (each baseline, each direction of
-a heuristic, each image position) is one test, and the confidence level is corrected for their number (Bonferroni),
-so a valid split of 60 instances does not fail by the luck of the best of many guesses. Letter shares get their own
+binomial) exceeds chance plus the margin. Every baseline is one test, and the confidence level is corrected for their
+number (Bonferroni), so a valid split of 60 instances does not fail by the luck of the best of many guesses. A
+baseline with variants (a heuristic picks or avoids the option it prefers; one image alone may be any of the
+evidence images) chooses its variant per cross-validation fold on the other folds (:func:`out_of_fold`), so at
+chance its accuracy is an unbiased estimate of chance, not the best of several draws. Letter shares get their own
 two-sided interval, corrected for the number of letters.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +32,43 @@ def avoid_credit(scores: np.ndarray, correct: int) -> float:
     if len(best) == len(scores):
         return 1.0 / len(scores)
     return 0.0 if correct in best else 1.0 / (len(scores) - len(best))
+
+
+def fold_of(n: int, folds: int, seed: int = 0) -> np.ndarray:
+    """Each of ``n`` instances' cross-validation fold (0 to folds - 1), in a shuffled order: one split that all the
+    baselines of a task share."""
+    fold = np.empty(n, dtype=int)
+    fold[np.random.default_rng(seed).permutation(n)] = np.arange(n) % folds
+    return fold
+
+
+def out_of_fold(
+    values: np.ndarray, fold: np.ndarray, ranking: Callable[[int], np.ndarray] | None = None
+) -> tuple[np.ndarray, list[int]]:
+    """Per instance, the credit of the best variant of a baseline, chosen without the instances it is scored on.
+
+    ``values``: variants x instances, NaN where a variant does not apply to an instance. For each fold the variants
+    are ranked on the other folds (by their mean credit there, or by ``ranking(fold)``), and each of the fold's
+    instances gets the credit of the best-ranked variant that applies to it (NaN: none does). Choosing the best
+    variant on the very instances it is scored on would lift a baseline at chance above it (the better of two
+    directions, the best of seven images); chosen this way, its expected accuracy is chance. Returns the credits
+    and each fold's first-ranked variant."""
+    credit = np.full(values.shape[1], np.nan)
+    firsts = []
+    for f in np.unique(fold):
+        inside = fold == f
+        if ranking is None:
+            seen = [row[np.isfinite(row)] for row in values[:, ~inside]]
+            score = np.array([row.mean() if len(row) else -np.inf for row in seen])
+        else:
+            score = ranking(int(f))
+        order = np.argsort(-score, kind="stable")
+        firsts.append(int(order[0]))
+        for i in np.flatnonzero(inside):
+            usable = [v for v in order if np.isfinite(values[v, i])]
+            if usable:
+                credit[i] = values[usable[0], i]
+    return credit, firsts
 
 
 def lower_bound(successes: float, n: int, alpha: float) -> float:
@@ -72,7 +112,6 @@ class Shortcut:
     value: float | None  # accuracy, percent; None: not run (too few instances, nothing to score)
     n: int  # instances it was measured on
     chance: float  # percent, on those instances
-    tries: int = 1  # accuracies tried to get ``value`` (directions, image positions); each is one test
     by_level: dict[int, float] = field(default_factory=dict)  # percent per difficulty level (image baselines)
     lower: float | None = None  # corrected one-sided lower confidence bound, percent
     flagged_from: float | None = None  # the accuracy, percent, that would break the bound at this n (None: none)
@@ -82,7 +121,7 @@ class Shortcut:
 
 def judge(shortcuts: list[Shortcut], margin: float, confidence: float = CONFIDENCE) -> int:
     """Fill each shortcut's corrected bound and status; the number of tests the correction counted."""
-    tests = sum(s.tries for s in shortcuts if s.value is not None)
+    tests = sum(1 for s in shortcuts if s.value is not None)
     alpha = (1 - confidence) / max(tests, 1)
     for s in shortcuts:
         if s.value is None:

@@ -13,7 +13,16 @@ import pytest
 
 from mirforge.audit import Bounds, audit, avoid_credit, heuristics, pick_credit, table
 from mirforge.audit_images import option_images
-from mirforge.audit_stats import Shortcut, flagged_from, interval, judge, letter_intervals, lower_bound
+from mirforge.audit_stats import (
+    Shortcut,
+    flagged_from,
+    fold_of,
+    interval,
+    judge,
+    letter_intervals,
+    lower_bound,
+    out_of_fold,
+)
 from mirforge.errors import InputError
 from mirforge.runner.config import RunConfig
 
@@ -204,20 +213,52 @@ def test_the_flagged_accuracy_is_the_first_whose_bound_clears_the_limit():
     assert flagged_from(4, 0.30, 0.05 / 11) is None  # 4 of 4 is no proof after 11 tests: (0.05 / 11) ** (1 / 4) < 0.3
 
 
-def test_judge_corrects_for_every_accuracy_tried():
+def test_judge_corrects_for_every_baseline_run():
     def shortcuts(value: float, n: int) -> list[Shortcut]:
-        return [Shortcut("a", "a", value, n, 25.0, tries=2), Shortcut("b", "b", 25.0, n, 25.0, tries=1)]
+        return [Shortcut("a", "a", value, n, 25.0), Shortcut("b", "b", 25.0, n, 25.0), Shortcut("c", "c", None, n, 0)]
 
     small = shortcuts(35.0, 60)
-    assert judge(small, margin=5.0) == 3
+    assert judge(small, margin=5.0) == 2  # c was not run
     assert small[0].status == "above" and small[0].lower < 30 and small[1].status == "ok"
-    assert small[0].lower == pytest.approx(100 * lower_bound(21, 60, 0.05 / 3))
+    assert small[0].lower == pytest.approx(100 * lower_bound(21, 60, 0.05 / 2))
     big = shortcuts(40.0, 1000)
     judge(big, margin=5.0)
     assert big[0].status == "broken" and big[0].lower > 30
-    alone = [Shortcut("a", "a", 40.0, 1000, 25.0, tries=1)]
+    alone = [Shortcut("a", "a", 40.0, 1000, 25.0)]
     judge(alone, margin=5.0)
-    assert alone[0].lower > big[0].lower  # one test is corrected less than three
+    assert alone[0].lower > big[0].lower  # one test is corrected less than two
+
+
+def test_the_best_of_several_variants_chosen_out_of_fold_stays_at_chance():
+    """Seven variants at chance: the best of them on the same instances is well above chance, the best chosen on
+    the other folds is not (over 400 simulated splits of 200 instances)."""
+    rng = np.random.default_rng(0)
+    fold = fold_of(200, 5)
+    in_sample, chosen = [], []
+    for _ in range(400):
+        values = (rng.random((7, 200)) < 0.25).astype(float)
+        in_sample.append(values.mean(axis=1).max())
+        chosen.append(out_of_fold(values, fold)[0].mean())
+    assert np.mean(in_sample) > 0.29
+    assert abs(np.mean(chosen) - 0.25) < 0.005  # standard error of the mean over 400 splits: 0.0015
+
+
+def test_out_of_fold_finds_the_real_variant_and_falls_back_where_it_does_not_apply():
+    rng = np.random.default_rng(1)
+    fold = fold_of(100, 5, seed=3)
+    assert sorted(np.bincount(fold)) == [20] * 5
+    values = (rng.random((3, 100)) < 0.25).astype(float)
+    values[1] = 1.0  # variant 1 always right
+    values[1, :10] = np.nan  # ... but does not apply to the first ten instances
+    credit, firsts = out_of_fold(values, fold)
+    assert firsts == [1] * 5
+    assert np.array_equal(credit[10:], np.ones(90))
+    for i in range(10):  # the better of the other two on the other folds
+        outside = fold != fold[i]
+        best = int(np.argmax(values[[0, 2]][:, outside].mean(axis=1)))
+        assert credit[i] == values[[0, 2][best], i]
+    ranked = out_of_fold(values, fold, ranking=lambda f: np.array([3.0, 1.0, 2.0]))[0]
+    assert np.array_equal(ranked, values[0])  # an explicit ranking wins over the credits
 
 
 def test_letter_intervals_are_corrected_for_the_number_of_letters():
@@ -236,7 +277,7 @@ def test_a_small_valid_split_is_not_failed_by_a_lucky_heuristic(tmp_path):
 
 
 def test_too_few_instances_to_tell_is_said(tmp_path):
-    (result,) = audit(toy(tmp_path / "tiny", n=4), sample=0)
+    (result,) = audit(toy(tmp_path / "tiny", n=3), sample=0)  # 3 of 3 proves nothing after 4 tests
     assert any("too small to tell" in note for note in result.notes), result.notes
     assert " never " in table([result], Bounds())
 
@@ -353,7 +394,7 @@ def test_one_image_that_gives_the_answer_away_is_caught(tmp_path):
         )
     (result,) = audit(write_dataset(tmp_path / "tell", records, images), sample=0)
     one = {s.name: s for s in result.shortcuts}["one-image"]
-    assert one.status == "broken" and one.value > 90 and one.tries == 2
+    assert one.status == "broken" and one.value > 90 and one.n == 400
     assert any(v.startswith("image baseline one-image (evidence image 1 alone)") for v in result.violations)
 
 
