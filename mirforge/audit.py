@@ -6,7 +6,7 @@ Per task, against configurable bounds:
   when its confidence interval lies outside that band;
 - **blind baseline**: a text-only classifier, cross-validated, must not beat chance by more than
   ``blind_margin`` points: it breaks when the lower confidence bound of its accuracy does (see
-  :mod:`mirforge.audit_stats`; every baseline run on a task counts in the correction). It scores each
+  :mod:`mirforge.audit_stats`; every baseline and variant run on a task counts in the correction). It scores each
   (question, option) pair with a logistic regression on TF-IDF features of the option, the words it shares with
   the question, and its length, question overlap and similarity to the other options relative to the instance's
   other options; the predicted answer is the best-scoring option.
@@ -431,7 +431,7 @@ def audit_task(
 
 def text_shortcuts(r: TaskAudit) -> list[Shortcut]:
     out = [Shortcut("blind", "blind baseline (text-only classifier)", r.blind, r.n, r.chance)]
-    return out + [Shortcut(h, f"heuristic {h}", v, r.n, r.chance) for h, v in r.heuristics.items()]
+    return out + [Shortcut(h, f"heuristic {h}", v, r.n, r.chance, tries=2) for h, v in r.heuristics.items()]
 
 
 def letters_outside(r: TaskAudit, b: Bounds) -> list[str]:
@@ -631,7 +631,7 @@ LEGEND = (
     "other folds found better); img-median/img-mode/img-near = option-image consensus; opt-alone = each option "
     "image scored alone; opt-only = the option images only; one-image = one evidence image alone, the one that "
     "did best on the other folds (- : not run). A baseline breaks (*) when the one-sided 95% lower confidence "
-    "bound of its accuracy, corrected for the number of baselines run on the task, exceeds chance + "
+    "bound of its accuracy, corrected for every baseline and variant run on the task, exceeds chance + "
     "{blind_margin}; ? = above chance + {blind_margin} but not proven at this n. flagged≥ = the accuracy that "
     "would break at this n (never: n too small to tell). needed% = instances whose evidence images are all needed "
     "(n/a: not recorded; bound {needed}). dup/imgset/near = duplicate instances, identical and near-identical "
