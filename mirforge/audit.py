@@ -624,6 +624,37 @@ def table(results: list[TaskAudit], bounds: Bounds) -> str:
     return "\n".join([*shortcuts, "", *sanity])
 
 
+def levels_table(results: list[TaskAudit], bounds: Bounds) -> str:
+    """The image baselines per difficulty level: accuracy in % and, in brackets, the instances it was measured on;
+    ? marks a point estimate above chance + the margin. A level's cell holds a third of the task's instances, so
+    its points are noisier than the pooled value that the bounds judge (about 5 points of standard error at 67)."""
+    names = [name for _, name, _ in SHORTCUT_COLUMNS if name.startswith(("img-", "opt-", "one-"))]
+    columns = (("task", 20), ("level", 5), *((name, 12) for name in names))
+    lines = ["  ".join(f"{c:>{w}}" if i else f"{c:<{w}}" for i, (c, w) in enumerate(columns))]
+    for r in results:
+        by_name = {s.name: s for s in r.shortcuts if s.name in names and s.value is not None}
+        for level in sorted({lv for s in by_name.values() for lv in s.by_level}):
+            cells = [r.task, str(level)]
+            for name in names:
+                s = by_name.get(name)
+                if s is None or level not in s.by_level:
+                    cells.append("-")
+                    continue
+                value = s.by_level[level]
+                mark = "?" if value > s.chance + bounds.blind_margin + 1e-9 else ""
+                cells.append(f"{value:.1f}{mark} ({s.level_n[level]})")
+            lines.append(
+                "  ".join(
+                    f"{c:>{w}}" if i else f"{c:<{w}}" for i, (c, (_, w)) in enumerate(zip(cells, columns, strict=True))
+                )
+            )
+    lines.append(
+        f"Per level: accuracy in % (instances); ? = above chance + {bounds.blind_margin} as a point estimate, not "
+        "judged (the bounds judge the pooled value)."
+    )
+    return "\n".join(lines)
+
+
 LEGEND = (
     "Accuracies in %. letters± = largest distance of a letter's share from 100/k, in points; a letter breaks when "
     "its interval lies outside 100/k +- {letter_tolerance}. blind = cross-validated text-only classifier; "

@@ -186,6 +186,7 @@ def summarise(
     name: str, label: str, credit: np.ndarray, which: list[int], records: list[dict[str, Any]], tries: int = 1
 ) -> Shortcut:
     chance = 100.0 * float(np.mean([1.0 / len(records[i]["options"]) for i in which]))
+    levels = [level_of(records[i]) for i in which]
     return Shortcut(
         name=name,
         label=label,
@@ -193,7 +194,8 @@ def summarise(
         n=len(which),
         chance=chance,
         tries=tries,
-        by_level=per_level(credit, [level_of(records[i]) for i in which]),
+        by_level=per_level(credit, levels),
+        level_n=dict(sorted(Counter(lv for lv in levels if lv is not None).items())),
     )
 
 

@@ -128,6 +128,7 @@ class Shortcut:
     chance: float  # percent, on those instances
     tries: int = 1  # variants the baseline chose among (directions, image positions); each counts as one test
     by_level: dict[int, float] = field(default_factory=dict)  # percent per difficulty level (image baselines)
+    level_n: dict[int, int] = field(default_factory=dict)  # instances per difficulty level behind ``by_level``
     lower: float | None = None  # corrected one-sided lower confidence bound, percent
     flagged_from: float | None = None  # the accuracy, percent, that would break the bound at this n (None: none)
     status: str = "untested"  # ok | above (point estimate above the limit, not proven at this n) | broken

@@ -211,12 +211,13 @@ def audit(
     letter_tolerance: Annotated[float | None, typer.Option(help="Points a letter share may leave 100/k.")] = None,
     blind_margin: Annotated[float | None, typer.Option(help="Points above chance a blind guess may prove.")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the full report as JSON here.")] = None,
+    by_level: Annotated[bool, typer.Option(help="Also print the image baselines per difficulty level.")] = False,
 ) -> None:
     """Shortcut and sanity audit of a dataset; exit code 1 when a bound is broken.
 
     Example: mirforge audit data/v3d --sample 10 --blind-margin 5
     """
-    from mirforge.audit import LEGEND, Bounds, table, to_json
+    from mirforge.audit import LEGEND, Bounds, levels_table, table, to_json
     from mirforge.audit import audit as run_audit
     from mirforge.registry import task_list
 
@@ -224,6 +225,8 @@ def audit(
     results = run_audit(dataset, limits, tasks=task_list(tasks, None), split=split, sample=sample, folds=folds)
     typer.echo(table(results, limits))
     typer.echo(LEGEND.format(**vars(limits)))
+    if by_level:
+        typer.echo("\n" + levels_table(results, limits))
     for r in results:
         for note in r.notes:
             typer.echo(f"note {r.task}: {note}")

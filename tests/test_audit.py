@@ -349,13 +349,17 @@ def test_option_images_come_from_roles_or_from_the_options_that_name_one_image_e
 
 def test_a_planted_image_consensus_shortcut_fails_the_audit_by_name(tmp_path, capsys):
     root = option_image_split(tmp_path / "consensus", 400, leak_levels=(2, 3))
-    code = run_cli("audit", str(root), "--sample", "0", "--json", str(tmp_path / "a.json"))
-    err = capsys.readouterr().err
+    code = run_cli("audit", str(root), "--sample", "0", "--json", str(tmp_path / "a.json"), "--by-level")
+    out, err = capsys.readouterr()
     assert code == 1, err
     assert "image baseline img-median (picking it)" in err and "2: 100.0%, 3: 100.0%" in err
     report = json.loads((tmp_path / "a.json").read_text())["tasks"]["toy"]
     median = {s["name"]: s for s in report["shortcuts"]}["img-median"]
     assert median["by_level"]["1"] < 40 and median["by_level"]["2"] == median["by_level"]["3"] == 100.0
+    assert median["level_n"] == {"1": 134, "2": 133, "3": 133}
+    rows = {line.split()[1]: line.split() for line in out.splitlines() if line.startswith("toy ")}
+    assert rows["2"][2:4] == rows["3"][2:4] == ["100.0?", "(133)"]  # img-median, flagged as a point estimate
+    assert rows["1"][3] == "(134)"
     assert not [
         s for s in report["shortcuts"] if s["name"] in ("blind", "longest", "one-image") and s["status"] == "broken"
     ]
