@@ -16,7 +16,8 @@ Per task, against configurable bounds:
 - **heuristics** under the same bound: the longest option, the most specific option (rarest words), the option
   that repeats most words of the question, and the consensus option (most similar to the others, the classic
   leak of distractors made by perturbing the answer). Each heuristic picks the option it prefers or avoids it,
-  whichever did better on the other cross-validation folds; ties share the credit;
+  whichever did better on the other cross-validation folds; ties share the credit. Where every option holds one
+  number, the option of one rank by it (or the one nearest the options' mean) is a heuristic too;
 - **image baselines** under the same bound, which never read the question (:mod:`mirforge.audit_images`):
   option-image consensus, one option image alone, the option images only, one evidence image alone;
 - **needed**: the share of instances whose evidence images are all needed (``provenance.needed``);
@@ -41,12 +42,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.stats import rankdata
 
 from mirforge.audit_images import ImageEvidence, image_shortcuts, needed_share
 from mirforge.audit_stats import (
     CONFIDENCE,
     Shortcut,
     avoid_credit,
+    chosen_text,
     fold_of,
     judge,
     letter_intervals,
@@ -59,6 +62,7 @@ from mirforge.errors import InputError
 
 CONFIDENCE_TEXT = f"{CONFIDENCE:.0%} one-sided"
 TOKEN = re.compile(r"\w+")
+NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 STOP = frozenset(
     "a an the of in on at to is are was were be by for and or with from that this which what these those it its "
     "as than into image images".split()
@@ -245,6 +249,52 @@ def heuristics(records: list[dict[str, Any]], folds: int = 5, seed: int = 0) -> 
     return out
 
 
+def option_numbers(record: dict[str, Any]) -> np.ndarray | None:
+    """The number in each option, when every option holds exactly one ("+72 kWh", "about 1.9 times"), else None."""
+    values = []
+    for text in record["options"].values():
+        found = NUMBER.findall(text.replace(",", ""))
+        if len(found) != 1:
+            return None
+        values.append(float(found[0]))
+    return np.array(values)
+
+
+def numeric_rank(records: list[dict[str, Any]], folds: int = 5, seed: int = 0) -> Shortcut:
+    """The option of a given rank by its number (the smallest, the second smallest, ...) or the one nearest the
+    options' mean, whichever did best on the other folds: distractors drawn on one side of the answer make its
+    rank a tell that no text feature shows. Run on the instances whose options hold one number each, chosen apart
+    for signed options ("+72", "-15": a change) and plain ones (a total), which a task draws differently."""
+    which = [i for i, r in enumerate(records) if option_numbers(r) is not None]
+    label = "heuristic numeric rank"
+    if not which:
+        return Shortcut("rank", label, None, 0, 0.0)
+    k = max(len(records[i]["options"]) for i in which)
+    names = [f"rank {r + 1} from the smallest" for r in range(k)] + ["nearest the mean"]
+    fold = fold_of(len(records), folds, seed)
+    credit = np.zeros(len(which))
+    hows, tries = [], 0
+    signed = np.array([any(t.lstrip().startswith(("+", "-")) for t in records[i]["options"].values()) for i in which])
+    for kind, mine in (("signed", signed), ("plain", ~signed)):
+        if not mine.any():
+            continue
+        values = np.full((k + 1, int(mine.sum())), np.nan)
+        for col, i in enumerate(np.array(which)[mine]):
+            numbers = option_numbers(records[i])
+            correct = list(records[i]["options"]).index(records[i]["answer"])
+            ranks = rankdata(numbers) - 1  # ties share a rank
+            for r in range(len(numbers)):
+                values[r, col] = pick_credit(-np.abs(ranks - r), correct)
+            values[k, col] = pick_credit(-np.abs(numbers - numbers.mean()), correct)
+        credit[mine], firsts = out_of_fold(values, fold[np.array(which)[mine]])
+        hows.append(f"{kind}: {chosen_text(firsts, names)}")
+        tries += k + 1
+    chance = 100.0 * float(np.mean([1.0 / len(records[i]["options"]) for i in which]))
+    return Shortcut(
+        "rank", f"{label} ({'; '.join(hows)})", 100.0 * float(credit.mean()), len(which), chance, tries=tries
+    )
+
+
 def blind_baseline(records: list[dict[str, Any]], folds: int = 5, seed: int = 0) -> float | None:
     """Cross-validated accuracy (percent) of the text-only option scorer, or None with too few instances."""
     try:
@@ -420,7 +470,7 @@ def audit_task(
     result.heuristics = heuristics(records, folds=folds)
     evidence = ImageEvidence(records)
     audit_images(root, loaded, bounds, result, evidence)
-    result.shortcuts = text_shortcuts(result) + image_shortcuts(evidence, folds=folds)
+    result.shortcuts = [*text_shortcuts(result), numeric_rank(records, folds), *image_shortcuts(evidence, folds=folds)]
     result.tests = judge(result.shortcuts, bounds.blind_margin)
     result.needed, result.needed_n, result.needed_by_level = needed_share(records)
     regenerate_sample(root, loaded, sample, result)
@@ -543,6 +593,7 @@ SHORTCUT_COLUMNS = (  # (header, shortcut name, width)
     ("specific", "specific", 8),
     ("q-overlap", "overlap", 9),
     ("consensus", "consensus", 9),
+    ("rank", "rank", 6),
     ("img-median", "img-median", 10),
     ("img-mode", "img-mode", 8),
     ("img-near", "img-near", 8),
@@ -659,10 +710,11 @@ LEGEND = (
     "Accuracies in %. letters± = largest distance of a letter's share from 100/k, in points; a letter breaks when "
     "its interval lies outside 100/k +- {letter_tolerance}. blind = cross-validated text-only classifier; "
     "longest/specific/q-overlap/consensus = text heuristics (picking or avoiding the option they prefer, as the "
-    "other folds found better); img-median/img-mode/img-near = option-image consensus; opt-alone = each option "
-    "image scored alone; opt-only = the option images only; one-image = one evidence image alone, the one that "
-    "did best on the other folds (- : not run). A baseline breaks (*) when the one-sided 95% lower confidence "
-    "bound of its accuracy, corrected for every baseline and variant run on the task, exceeds chance + "
+    "other folds found better); rank = the option of one rank by its number, or the one nearest the options' mean "
+    "(where every option holds one number); img-median/img-mode/img-near = option-image consensus; opt-alone = "
+    "each option image scored alone; opt-only = the option images only; one-image = one evidence image alone, the "
+    "one that did best on the other folds (- : not run). A baseline breaks (*) when the one-sided 95% lower "
+    "confidence bound of its accuracy, corrected for every baseline and variant run on the task, exceeds chance + "
     "{blind_margin}; ? = above chance + {blind_margin} but not proven at this n. flagged≥ = the accuracy that "
     "would break at this n (never: n too small to tell). needed% = instances whose evidence images are all needed "
     "(n/a: not recorded; bound {needed}). dup/imgset/near = duplicate instances, identical and near-identical "

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from mirforge.audit import Bounds, audit, avoid_credit, heuristics, pick_credit, table
+from mirforge.audit import Bounds, audit, avoid_credit, heuristics, option_numbers, pick_credit, table
 from mirforge.audit_images import ImageEvidence, one_image, option_images
 from mirforge.audit_stats import (
     Shortcut,
@@ -455,6 +455,50 @@ def test_one_image_stays_at_chance_on_random_features():
         assert shortcut.tries == 5 and shortcut.n == len(records)
         found.append(shortcut.value)
     assert abs(np.mean(found) - 25.0) < 1.5, np.mean(found)
+
+
+def test_an_answer_that_is_always_the_second_largest_number_is_caught(tmp_path, capsys):
+    """Plain totals whose distractors were drawn under the answer but one; signed changes drawn fairly. No text
+    feature shows a rank, the numeric heuristic does, and names what each kind of option chose."""
+    rng = np.random.default_rng(2)
+    records, images = [], {}
+    for i in range(400):
+        slot = i % 4
+        if i % 2:
+            values = sorted(rng.choice(np.arange(20, 400, 10), 4, replace=False).tolist())
+            answer, wrong = values[2], [values[0], values[1], values[3]]
+            texts = [f"{v} TWh" for v in wrong]
+            answer_text = f"{answer} TWh"
+        else:
+            values = rng.choice(np.arange(-90, 100, 10), 4, replace=False).tolist()
+            answer_text, texts = f"{values[0]:+d} TWh", [f"{v:+d} TWh" for v in values[1:]]
+        texts.insert(slot, answer_text)
+        rel = f"images/toy/test/{i:06d}-0.png"
+        images[rel] = blocks(rng)
+        question = "What is the total?" if i % 2 else "What is the change?"
+        records.append(
+            {
+                "id": f"toy-test-{i:06d}",
+                "question": question,
+                "images": [rel],
+                "options": dict(zip(LETTERS, texts, strict=True)),
+                "answer": LETTERS[slot],
+            }
+        )
+    code = run_cli("audit", str(write_dataset(tmp_path / "rank", records, images)), "--sample", "0")
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "heuristic numeric rank (signed: " in err and "plain: rank 3 from the smallest)" in err
+
+
+def test_the_numbers_of_options():
+    assert option_numbers({"options": {"A": "+72 kWh", "B": "-1,200 kWh", "C": "about 1.9 times"}}).tolist() == [
+        72,
+        -1200,
+        1.9,
+    ]
+    assert option_numbers({"options": {"A": "Image 3", "B": "the mug"}}) is None  # not every option has one
+    assert option_numbers({"options": {"A": "3 of 4", "B": "1 of 4"}}) is None  # two numbers: no rank to take
 
 
 def test_needed_share_is_reported_and_bounded(tmp_path):
