@@ -63,6 +63,39 @@ def test_options_are_clearly_apart(task):
         assert not re.search(r"\{|\}", q.text)
 
 
+def test_a_total_is_no_more_often_the_largest_option_than_the_smallest(task):
+    """The answer's rank among a total's options is uniform; taken as they came, the near misses (mostly a period
+    too few) never left it the smallest option, and the second largest almost half the time."""
+    ranks = []
+    for i in range(900):
+        scene, q = ask_only(task, i)
+        if scene.qtype == "total":
+            values = q.facts["values"]
+            ranks.append(sum(v < values[q.answer] for v in values))
+    counts = np.bincount(ranks, minlength=4)
+    assert len(ranks) > 250 and counts.min() > 0.17 * len(ranks) and counts.max() < 0.33 * len(ranks), counts
+
+
+def test_wrong_totals_take_near_misses_first_on_each_side_and_stay_positive():
+    from mirforge.generators.analytical.chart_analysis.task import _spread
+
+    rng = np.random.default_rng(4)
+    below = []
+    for _ in range(2000):
+        chosen = _spread(rng, 100, [90, 75, 112, 40], 3, 10)
+        values = [100, *chosen]
+        assert min(abs(a - b) for a in values for b in values if a != b) >= 10 and min(chosen) >= 5
+        under = sorted(v for v in chosen if v < 100)
+        over = sorted(v for v in chosen if v > 100)
+        assert under == sorted([90, 75, 40][: len(under)])  # near misses, most tempting first
+        assert over[:1] == [112][: len(over)]
+        below.append(len(under))
+    assert np.allclose(np.bincount(below, minlength=4) / len(below), 0.25, atol=0.03)
+    with pytest.raises(Reject, match="no room"):
+        for _ in range(50):  # sooner or later three wrong totals are wanted under 12
+            _spread(rng, 12, [], 3, 10)
+
+
 def test_bad_config_names_the_field():
     with pytest.raises(InputError, match="chart_analysis.periods_per_level"):
         make_task("chart_analysis", periods_per_level="2,3,9")

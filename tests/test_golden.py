@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "401d852f6395f7d305b112f161bbd5cf3203747ee9a977afd0c92c18c11c4f3e",
-    ("all", 20, 3): "a5094f7b829dee6288cac08a704b4ae99cd3f94d4003a15311963ed615d55f5a",
+    ("all", 3, 3): "9ef83aed661820caa077611b0f6dcba899ab9dcef65e9437d14395f544d98430",
+    ("all", 20, 3): "0db347f6c6808335ddb9c4cd98c705339c18b472a688b0c4f5b76c993d31f65c",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

@@ -10,7 +10,8 @@ The answer is computed from the table. The verifier never sees the table: it re-
 charts' drawing data in pixels (bar tops and bases, line vertices, pie wedge angles, calibrated against the
 tick labels; :func:`mirforge.render.charts.read_values`) and recomputes the answer. Numeric distractors are
 near misses (the adjacent category, one period too few, a bar from the wrong chart, the sign flipped) but all
-options differ by at least ``gap`` units, far above chart reading precision. Change options come in +- pairs
+options differ by at least ``gap`` units, far above chart reading precision; a total's rank among its options is
+uniform. Change options come in +- pairs
 (the answer's sign flip and a wrong value's), so the answer is not the one value offered with its negative.
 """
 
@@ -487,20 +488,28 @@ def _numeric_options(scene: Scene, table: np.ndarray) -> tuple[int, list[int]]:
 
 
 def _spread(rng: np.random.Generator, answer: int, near: list[int], n: int, gap: int) -> list[int]:
-    chosen: list[int] = []
-    for v in near:
-        if len(chosen) < n and all(abs(v - u) >= gap for u in [answer, *chosen]) and v != 0:
-            chosen.append(v)
+    """Wrong totals around the answer. How many lie under it is drawn uniformly, so the answer's rank among the
+    options tells nothing (taken as they came, the near misses, half of them a period too few, left the answer the
+    smallest option in 0 of 127 questions and the second largest in 46%). Each side takes its near misses first,
+    most tempting first, then steps of 1.5 ``gap`` away from the answer. Every two options are at least ``gap``
+    apart and every total is at least ``gap / 2``."""
+    below = int(rng.integers(n + 1))
+    least = (gap + 1) // 2
     step = int(gap * 1.5)
-    k = 1
-    while len(chosen) < n:
-        sign = 1 if rng.random() < 0.5 else -1
-        for v in (answer + sign * k * step, answer - sign * k * step):
-            if len(chosen) < n and all(abs(v - u) >= gap for u in [answer, *chosen]) and v != 0:
-                chosen.append(v)
-        k += 1
-    order = rng.permutation(len(chosen))
-    return [chosen[int(i)] for i in order]
+    chosen: list[int] = []
+
+    def fits(v: int) -> bool:
+        return v >= least and all(abs(v - u) >= gap for u in [answer, *chosen])
+
+    for side, wanted in ((-1, below), (1, n - below)):
+        side_near = [v for v in near if (v - answer) * side > 0]
+        candidates = iter(side_near + [answer + side * k * step for k in range(1, 4 * n + 1)])
+        for _ in range(wanted):
+            v = next((v for v in candidates if fits(v)), None)
+            if v is None:
+                raise Reject("no room for the wrong totals under the answer")
+            chosen.append(v)
+    return [chosen[int(i)] for i in rng.permutation(len(chosen))]
 
 
 def _signed_spread(rng: np.random.Generator, answer: int, near: list[int], n: int, gap: int) -> list[int]:
