@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import rankdata
 
-from mirforge.audit_images import ImageEvidence, image_shortcuts, needed_share
+from mirforge.audit_images import IMAGE_REF, ImageEvidence, image_shortcuts, needed_share
 from mirforge.audit_stats import (
     CONFIDENCE,
     Shortcut,
@@ -250,9 +250,12 @@ def heuristics(records: list[dict[str, Any]], folds: int = 5, seed: int = 0) -> 
 
 
 def option_numbers(record: dict[str, Any]) -> np.ndarray | None:
-    """The number in each option, when every option holds exactly one ("+72 kWh", "about 1.9 times"), else None."""
+    """The number in each option, when every option holds exactly one ("+72 kWh", "about 1.9 times"), else None.
+    An image number ("Image 4") is no quantity: its rank is the answer's letter, which is audited on its own."""
     values = []
     for text in record["options"].values():
+        if IMAGE_REF.search(text):
+            return None
         found = NUMBER.findall(text.replace(",", ""))
         if len(found) != 1:
             return None

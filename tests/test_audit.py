@@ -497,7 +497,8 @@ def test_the_numbers_of_options():
         -1200,
         1.9,
     ]
-    assert option_numbers({"options": {"A": "Image 3", "B": "the mug"}}) is None  # not every option has one
+    assert option_numbers({"options": {"A": "Image 3", "B": "Image 4"}}) is None  # the letter, audited on its own
+    assert option_numbers({"options": {"A": "2 mugs", "B": "the mug"}}) is None  # not every option has one
     assert option_numbers({"options": {"A": "3 of 4", "B": "1 of 4"}}) is None  # two numbers: no rank to take
 
 
