@@ -63,37 +63,35 @@ def test_options_are_clearly_apart(task):
         assert not re.search(r"\{|\}", q.text)
 
 
-def test_a_total_is_no_more_often_the_largest_option_than_the_smallest(task):
-    """The answer's rank among a total's options is uniform; taken as they came, the near misses (mostly a period
-    too few) never left it the smallest option, and the second largest almost half the time."""
-    ranks = []
+def test_nothing_in_a_total_s_option_values_finds_the_answer(task):
+    """Neither its rank nor nearness to the options' mean: taken from near misses (mostly a period too few) the
+    answer was never the smallest option, and the one nearest the mean in 39%."""
+    ranks, nearest = [], []
     for i in range(900):
         scene, q = ask_only(task, i)
         if scene.qtype == "total":
-            values = q.facts["values"]
-            ranks.append(sum(v < values[q.answer] for v in values))
+            values = np.array(q.facts["values"])
+            ranks.append(int(sum(values < values[q.answer])))
+            nearest.append(int(np.argmin(np.abs(values - values.mean())) == q.answer))
     counts = np.bincount(ranks, minlength=4)
     assert len(ranks) > 250 and counts.min() > 0.17 * len(ranks) and counts.max() < 0.33 * len(ranks), counts
+    assert 0.17 < np.mean(nearest) < 0.33, np.mean(nearest)
 
 
-def test_wrong_totals_take_near_misses_first_on_each_side_and_stay_positive():
-    from mirforge.generators.analytical.chart_analysis.task import _spread
+def test_wrong_totals_are_rungs_of_a_ladder_with_the_answer_on_any_rung():
+    from mirforge.generators.analytical.chart_analysis.task import _ladder
 
     rng = np.random.default_rng(4)
     below = []
     for _ in range(2000):
-        chosen = _spread(rng, 100, [90, 75, 112, 40], 3, 10)
-        values = [100, *chosen]
-        assert min(abs(a - b) for a in values for b in values if a != b) >= 10 and min(chosen) >= 5
-        under = sorted(v for v in chosen if v < 100)
-        over = sorted(v for v in chosen if v > 100)
-        assert under == sorted([90, 75, 40][: len(under)])  # near misses, most tempting first
-        assert over[:1] == [112][: len(over)]
-        below.append(len(under))
+        values = sorted([100, *_ladder(rng, 100, 3, 10)])
+        steps = np.diff(values)
+        assert steps.min() >= 10 and steps.max() <= 12  # gap to 1.25 gap
+        below.append(values.index(100))
     assert np.allclose(np.bincount(below, minlength=4) / len(below), 0.25, atol=0.03)
     with pytest.raises(Reject, match="no room"):
-        for _ in range(50):  # sooner or later three wrong totals are wanted under 12
-            _spread(rng, 12, [], 3, 10)
+        for _ in range(50):  # sooner or later a wrong total is wanted under 12 - 10
+            _ladder(rng, 12, 3, 10)
 
 
 def test_bad_config_names_the_field():

@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "9ef83aed661820caa077611b0f6dcba899ab9dcef65e9437d14395f544d98430",
-    ("all", 20, 3): "0db347f6c6808335ddb9c4cd98c705339c18b472a688b0c4f5b76c993d31f65c",
+    ("all", 3, 3): "cf3866ac8d34cfcb5161152719f7bb94c35ff9146e10c33de45d269770433458",
+    ("all", 20, 3): "63e86a842f98887222054f444029a99d9e7b15db0a06a9ea5f2c70884e8dcbf2",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

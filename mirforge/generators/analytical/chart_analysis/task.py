@@ -8,11 +8,11 @@ most from the first to the last period, or the category that ranks second overal
 
 The answer is computed from the table. The verifier never sees the table: it re-reads every value from the
 charts' drawing data in pixels (bar tops and bases, line vertices, pie wedge angles, calibrated against the
-tick labels; :func:`mirforge.render.charts.read_values`) and recomputes the answer. Numeric distractors are
-near misses (the adjacent category, one period too few, a bar from the wrong chart, the sign flipped) but all
-options differ by at least ``gap`` units, far above chart reading precision; a total's rank among its options is
-uniform. Change options come in +- pairs
-(the answer's sign flip and a wrong value's), so the answer is not the one value offered with its negative.
+tick labels; :func:`mirforge.render.charts.read_values`) and recomputes the answer. A change's wrong options are
+near misses (the adjacent category, an off-by-one period, the sign flipped), offered in +- pairs (the answer's sign
+flip and a wrong value's), so the answer is not the one value offered with its negative; a total's are the rungs of
+a ladder with the answer on any rung alike (see :func:`_ladder`). All options differ by at least ``gap`` units, far
+above chart reading precision.
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ class ChartAnalysis(Task):
             if scene.qtype == "difference":
                 distractors = _signed_spread(rng, correct, near, n - 1, scene.gap)
             else:
-                distractors = _spread(rng, correct, near, n - 1, scene.gap)
+                distractors = _ladder(rng, correct, n - 1, scene.gap)
             options_v = place(correct, distractors, slot)
             signed = scene.qtype == "difference"
             options = [_fmt(v, topic.unit, signed) for v in options_v]
@@ -469,14 +469,8 @@ def _numeric_options(scene: Scene, table: np.ndarray) -> tuple[int, list[int]]:
     n_cat, n_per = table.shape
     c = scene.params[0]
     adj = [a for a in (c + 1, c - 1) if 0 <= a < n_cat]
-    if scene.qtype == "total":
-        s = int(table[c].sum())
-        near = [int(table[a].sum()) for a in adj]
-        near += [s - int(table[c, 0]), s - int(table[c, -1])]  # one period too few
-        for a in adj:  # one bar taken from the neighbouring category
-            p = n_per // 2
-            near.append(s - int(table[c, p]) + int(table[a, p]))
-        return s, near
+    if scene.qtype == "total":  # its wrong options are a ladder (_ladder), not near misses
+        return int(table[c].sum()), []
     _, pa, pb = scene.params
     d = int(table[c, pb] - table[c, pa])
     near = [int(table[a, pb] - table[a, pa]) for a in adj]
@@ -487,29 +481,25 @@ def _numeric_options(scene: Scene, table: np.ndarray) -> tuple[int, list[int]]:
     return d, near
 
 
-def _spread(rng: np.random.Generator, answer: int, near: list[int], n: int, gap: int) -> list[int]:
-    """Wrong totals around the answer. How many lie under it is drawn uniformly, so the answer's rank among the
-    options tells nothing (taken as they came, the near misses, half of them a period too few, left the answer the
-    smallest option in 0 of 127 questions and the second largest in 46%). Each side takes its near misses first,
-    most tempting first, then steps of 1.5 ``gap`` away from the answer. Every two options are at least ``gap``
-    apart and every total is at least ``gap / 2``."""
+def _ladder(rng: np.random.Generator, answer: int, n: int, gap: int) -> list[int]:
+    """``n`` wrong totals: the answer and they are the rungs of a ladder whose steps are drawn on their own (``gap``
+    to 1.25 ``gap``), with the answer on a rung drawn uniformly. The ladder's shape does not depend on which rung
+    is the answer, so nothing in the values finds it: neither its rank nor nearness to the options' mean (wrong
+    totals taken from near misses, most of them a period too few and so under the answer, left the answer the
+    smallest option in 0 of 127 questions and the one nearest the mean in 39%). The rung under the answer is at
+    most 1.25 ``gap`` below it, less than any chart's share of a total plus a quarter ``gap`` (every cell is at
+    least a tenth of the scale; with the default ``gap_fraction`` ``gap`` is at most a tenth of it), so leaving out
+    any one chart leaves that rung possible too: every chart is needed. A reader who leaves a chart out undercounts
+    by about a rung or more, and lands on the answer only when it is the lowest rung: a quarter of the time, as a
+    guess does (always offering the undercount, as the near misses did, made the lowest rung never the answer)."""
+    steps = [gap + int(rng.integers(gap // 4 + 1)) for _ in range(n)]
+    rungs = np.concatenate([[0], np.cumsum(steps)])
     below = int(rng.integers(n + 1))
-    least = (gap + 1) // 2
-    step = int(gap * 1.5)
-    chosen: list[int] = []
-
-    def fits(v: int) -> bool:
-        return v >= least and all(abs(v - u) >= gap for u in [answer, *chosen])
-
-    for side, wanted in ((-1, below), (1, n - below)):
-        side_near = [v for v in near if (v - answer) * side > 0]
-        candidates = iter(side_near + [answer + side * k * step for k in range(1, 4 * n + 1)])
-        for _ in range(wanted):
-            v = next((v for v in candidates if fits(v)), None)
-            if v is None:
-                raise Reject("no room for the wrong totals under the answer")
-            chosen.append(v)
-    return [chosen[int(i)] for i in rng.permutation(len(chosen))]
+    values = [answer + int(r - rungs[below]) for r in rungs]
+    wrong = values[:below] + values[below + 1 :]
+    if min(wrong) < (gap + 1) // 2:
+        raise Reject("no room for the wrong totals under the answer")
+    return [wrong[int(k)] for k in rng.permutation(n)]
 
 
 def _signed_spread(rng: np.random.Generator, answer: int, near: list[int], n: int, gap: int) -> list[int]:
