@@ -157,3 +157,26 @@ def test_a_container_without_a_frame_count_still_reads(tmp_path):
     assert abs(info.n_frames - 12) <= 1 and info.fps == FPS
     last = extract_frames(path, indices=[11])[0]
     assert np.abs(last.astype(int) - frames[11]).mean() < 3
+
+
+def test_timecodes_are_drawn_with_the_package_s_own_font(monkeypatch):
+    """A stamped frame's bytes must not depend on a library's text rendering (OpenCV 5.1 changed cv2.putText's
+    antialiasing): the label is drawn from GLYPHS, in one colour, in the bottom-left corner, and a character
+    without a glyph is a clear error."""
+    import cv2
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("cv2.putText was called")
+
+    monkeypatch.setattr(cv2, "putText", refuse)
+    img = np.full((320, 320, 3), 235, np.uint8)
+    for c in (1, 2, 3):  # every label the sequential tasks stamp has its glyphs
+        for t in (0.0, 0.4, 1.2, 2.8, 9.6):
+            canvas2d.timecode(img.copy(), f"clip {c}  t = {t:.2f} s")
+    canvas2d.timecode(img, "t = 0.80 s")
+    ys, xs = np.nonzero((img != 235).any(axis=2))
+    assert set(map(tuple, img[ys, xs])) == {canvas2d.TEXT}
+    assert ys.min() >= 320 - 16 - 14 and ys.max() < 320 - 16 and xs.min() >= 8 and xs.max() < 8 + 10 * 12
+    assert len(ys) == sum(int(canvas2d._GLYPH_MASKS[ch].sum()) for ch in "t = 0.80 s")
+    with pytest.raises(ValueError, match=r"no glyph for 'x'"):
+        canvas2d.timecode(img, "t = 0.80 x")

@@ -108,11 +108,46 @@ def vertical_gradient(size: int, top: tuple[int, int, int], bottom: tuple[int, i
 
 
 TEXT = (70, 70, 70)
+# The timecodes' own 5 x 7 pixel font, so that a stamped frame's bytes depend on no library's text rendering (OpenCV
+# 5.1 changed how cv2.putText antialiases, and with it every stamped frame).
+GLYPHS = {
+    " ": ("00000",) * 7,
+    ".": ("00000", "00000", "00000", "00000", "00000", "01100", "01100"),
+    "=": ("00000", "00000", "11111", "00000", "11111", "00000", "00000"),
+    "0": ("01110", "10001", "10011", "10101", "11001", "10001", "01110"),
+    "1": ("00100", "01100", "00100", "00100", "00100", "00100", "01110"),
+    "2": ("01110", "10001", "00001", "00010", "00100", "01000", "11111"),
+    "3": ("11110", "00001", "00001", "01110", "00001", "00001", "11110"),
+    "4": ("00010", "00110", "01010", "10010", "11111", "00010", "00010"),
+    "5": ("11111", "10000", "11110", "00001", "00001", "10001", "01110"),
+    "6": ("00110", "01000", "10000", "11110", "10001", "10001", "01110"),
+    "7": ("11111", "00001", "00010", "00100", "01000", "01000", "01000"),
+    "8": ("01110", "10001", "10001", "01110", "10001", "10001", "01110"),
+    "9": ("01110", "10001", "10001", "01111", "00001", "00010", "01100"),
+    "c": ("00000", "00000", "01110", "10000", "10000", "10001", "01110"),
+    "i": ("00100", "00000", "01100", "00100", "00100", "00100", "01110"),
+    "l": ("01100", "00100", "00100", "00100", "00100", "00100", "01110"),
+    "p": ("00000", "00000", "11110", "10001", "11110", "10000", "10000"),
+    "s": ("00000", "00000", "01110", "10000", "01110", "00001", "11110"),
+    "t": ("01000", "01000", "11100", "01000", "01000", "01001", "00110"),
+}
+GLYPH_SCALE = 2  # screen pixels per font pixel
+_GLYPH_MASKS = {
+    ch: np.array([[bit == "1" for bit in row] for row in rows]).repeat(GLYPH_SCALE, 0).repeat(GLYPH_SCALE, 1)
+    for ch, rows in GLYPHS.items()
+}
 
 
 def timecode(img: np.ndarray, text: str) -> None:
-    """A small dark label in the bottom-left corner, as a camera would stamp it."""
+    """A small dark label in the bottom-left corner, as a camera would stamp it (:data:`GLYPHS`)."""
     if not text:
         return
-    h = img.shape[0]
-    cv2.putText(img, text, (8, h - 16), cv2.FONT_HERSHEY_SIMPLEX, 0.5, TEXT, 1, cv2.LINE_AA)
+    missing = sorted(set(text) - set(GLYPHS))
+    if missing:
+        raise ValueError(f"timecode {text!r}: no glyph for {', '.join(map(repr, missing))}; add them to GLYPHS")
+    top, x = img.shape[0] - 16 - 7 * GLYPH_SCALE, 8
+    for ch in text:
+        mask = _GLYPH_MASKS[ch]
+        region = img[top : top + mask.shape[0], x : x + mask.shape[1]]
+        region[mask[: region.shape[0], : region.shape[1]]] = TEXT
+        x += 6 * GLYPH_SCALE
