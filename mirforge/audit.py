@@ -603,6 +603,7 @@ SHORTCUT_COLUMNS = (  # (header, shortcut name, width)
     ("opt-alone", "opt-alone", 9),
     ("opt-only", "opt-only", 8),
     ("one-image", "one-image", 9),
+    ("placement", "placement", 9),
 )
 SHORTCUT_TABLE = (
     ("task", 20),
@@ -682,7 +683,7 @@ def levels_table(results: list[TaskAudit], bounds: Bounds) -> str:
     """The image baselines per difficulty level: accuracy in % and, in brackets, the instances it was measured on;
     ? marks a point estimate above chance + the margin. A level's cell holds a third of the task's instances, so
     its points are noisier than the pooled value that the bounds judge (about 5 points of standard error at 67)."""
-    names = [name for _, name, _ in SHORTCUT_COLUMNS if name.startswith(("img-", "opt-", "one-"))]
+    names = [name for _, name, _ in SHORTCUT_COLUMNS if name.startswith(("img-", "opt-", "one-", "placement"))]
     columns = (("task", 20), ("level", 5), *((name, 12) for name in names))
     lines = ["  ".join(f"{c:>{w}}" if i else f"{c:<{w}}" for i, (c, w) in enumerate(columns))]
     for r in results:
@@ -716,7 +717,8 @@ LEGEND = (
     "other folds found better); rank = the option of one rank by its number, or the one nearest the options' mean "
     "(where every option holds one number); img-median/img-mode/img-near = option-image consensus; opt-alone = "
     "each option image scored alone; opt-only = the option images only; one-image = one evidence image alone, the "
-    "one that did best on the other folds (- : not run). A baseline breaks (*) when the one-sided 95% lower "
+    "one that did best on the other folds; placement = where the options' objects are in the pictures, from the "
+    "regions (perfect perception, no reasoning) (- : not run). A baseline breaks (*) when the one-sided 95% lower "
     "confidence bound of its accuracy, corrected for every baseline and variant run on the task, exceeds chance + "
     "{blind_margin}; ? = above chance + {blind_margin} but not proven at this n. flagged≥ = the accuracy that "
     "would break at this n (never: n too small to tell). needed% = instances whose evidence images are all needed "

@@ -7,6 +7,8 @@
   heuristics, picks the option it prefers or avoids it, whichever did better on the other cross-validation folds;
 - **opt-alone**: a cross-validated classifier that scores each option image on its own features, one at a time;
 - **opt-only**: a cross-validated classifier that sees only the option images, each against its siblings;
+- **placement**: a cross-validated scorer of where each option's object is in the pictures, from the record's
+  regions (perfect perception, no reasoning): how low and how large it is among the options' objects;
 - **one-image**: for each position among the other (evidence) images, a cross-validated classifier that sees that
   one image and predicts the answer's text (for options like "Image 4", that is the letter); each option gets the
   score of its text. Each fold is scored at the position that did best on the other folds; every position tried
@@ -179,7 +181,73 @@ def image_shortcuts(evidence: ImageEvidence, folds: int = 5, seed: int = 0) -> l
             rows = option_rows(evidence, with_options, relative=relative)
             out.append(classified(name, label, rows, with_options, records, correct, fold, folds))
     out.append(one_image(evidence, correct, fold, folds))
+    out.append(placement(records, correct, fold, folds))
     return out
+
+
+# -- where the options' objects are ----------------------------------------------------------------------------
+def object_name(text: str) -> str:
+    """An option's or a region's object name as the two are compared: "The shoe box" and "shoe box" alike."""
+    words = text.lower().strip(" .").split()
+    return " ".join(words[1:] if words[:1] == ["the"] else words)
+
+
+def placement_rows(record: dict[str, Any]) -> np.ndarray | None:
+    """Per option, where its object is among the options' objects in the evidence images, from the record's regions
+    (what a perfect detector sees, nothing the question says): how often it is in a picture, its mean rank by the
+    lowest row of its box (lower in the picture is nearer on a floor) and by its area, and how often it is the
+    lowest, the highest, the largest or the smallest, and whether it is never the lowest nor the highest. Against
+    the other options' mean. None unless every option names an object boxed in some picture."""
+    names = [object_name(t) for t in record["options"].values()]
+    boxes: dict[int, dict[str, list[int]]] = {}
+    for region in record.get("regions") or []:
+        name = object_name(str(region.get("name", "")))
+        if name in names and isinstance(region.get("box"), list):
+            boxes.setdefault(int(region["image"]), {})[name] = region["box"]
+    if not all(any(n in b for b in boxes.values()) for n in names) or len(set(names)) < len(names):
+        return None
+    k, n_images = len(names), max(len(record["images"]), 1)
+    total = np.zeros((k, 7))
+    for found in boxes.values():
+        present = [i for i, n in enumerate(names) if n in found]
+        if len(present) < 2:
+            continue
+        bottom = np.array([found[names[i]][3] for i in present], float)
+        area = np.array(
+            [(found[names[i]][2] - found[names[i]][0]) * (found[names[i]][3] - found[names[i]][1]) for i in present],
+            float,
+        )
+        for j, i in enumerate(present):
+            total[i] += [
+                1,
+                (bottom < bottom[j]).mean(),
+                (area < area[j]).mean(),
+                bottom[j] == bottom.max(),
+                bottom[j] == bottom.min(),
+                area[j] == area.max(),
+                area[j] == area.min(),
+            ]
+    seen = np.maximum(total[:, :1], 1)
+    rows = np.concatenate([total[:, :1] / n_images, total[:, 1:3] / seen, total[:, 3:7] / n_images], axis=1)
+    never = ((total[:, 0] > 0) & (total[:, 3] == 0) & (total[:, 4] == 0)).astype(float)[:, None]
+    rows = np.concatenate([rows, never], axis=1)
+    return rows - rows.mean(axis=0)
+
+
+def placement(records: list[dict[str, Any]], correct: list[int], fold: np.ndarray, folds: int) -> Shortcut:
+    """A cross-validated scorer of where each option's object is in the pictures (:func:`placement_rows`): perfect
+    perception without reasoning. A plan that rules each wrong option out by a condition it alone fails tends to
+    leave it at an end of the options' depth order, and the answer in the middle, which no pixel feature shows."""
+    label = "region baseline placement (where the options' objects are, not what the question asks)"
+    rows, which = [], []
+    for i, r in enumerate(records):
+        found = placement_rows(r)
+        if found is not None:
+            rows.append(found)
+            which.append(i)
+    if not which:
+        return Shortcut("placement", label, None, 0, 0.0)
+    return classified("placement", label, rows, which, records, correct, fold, folds)
 
 
 def summarise(

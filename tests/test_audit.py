@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from mirforge.audit import Bounds, audit, avoid_credit, heuristics, option_numbers, pick_credit, table
-from mirforge.audit_images import ImageEvidence, one_image, option_images
+from mirforge.audit_images import ImageEvidence, one_image, option_images, placement_rows
 from mirforge.audit_stats import (
     Shortcut,
     flagged_from,
@@ -489,6 +489,59 @@ def test_an_answer_that_is_always_the_second_largest_number_is_caught(tmp_path, 
     err = capsys.readouterr().err
     assert code == 1, err
     assert "heuristic numeric rank (signed: " in err and "plain: rank 3 from the smallest)" in err
+
+
+def test_an_answer_that_is_never_at_an_end_of_the_options_objects_is_caught(tmp_path, capsys):
+    """Three pictures of four named objects; the answer's box is never the lowest nor the highest of the four (as
+    depth_relationship's plans left it). The pixels are noise: only the regions show it."""
+    rng = np.random.default_rng(4)
+    names = ["mug", "lamp", "chair", "vase", "globe", "kettle"]
+    records, images = [], {}
+    for i in range(400):
+        chosen = [names[j] for j in rng.permutation(6)[:4]]
+        slot = i % 4
+        regions, rels = [], []
+        for k in range(3):
+            rel = f"images/toy/test/{i:06d}-{k}.png"
+            images[rel] = blocks(rng)
+            rels.append(rel)
+            order = [int(j) for j in rng.permutation(4)]  # bottom to top
+            while order.index(0) in (0, 3):  # object 0, the answer, is never at an end
+                order = [int(j) for j in rng.permutation(4)]
+            for rank, j in enumerate(order):
+                regions.append({"image": k, "name": chosen[j], "box": [2, 20 - 4 * rank, 8, 28 - 4 * rank]})
+        options = [f"The {n}" for n in chosen[1:]]
+        options.insert(slot, f"The {chosen[0]}")
+        records.append(
+            {
+                "id": f"toy-test-{i:06d}",
+                "question": "Which object is nearer than the cup in <image>, <image> and <image>?",
+                "images": rels,
+                "options": dict(zip(LETTERS, options, strict=True)),
+                "answer": LETTERS[slot],
+                "regions": regions,
+            }
+        )
+    code = run_cli("audit", str(write_dataset(tmp_path / "ends", records, images)), "--sample", "0")
+    err = capsys.readouterr().err
+    assert code == 1 and "region baseline placement" in err, err
+    assert "one-image" not in err and "img-median" not in err  # nothing in the pixels
+
+
+def test_placement_rows_match_options_to_regions_by_object_name():
+    record = {
+        "images": ["a", "b"],
+        "options": {"A": "The mug", "B": "lamp"},
+        "regions": [
+            {"image": 0, "name": "mug", "box": [0, 10, 4, 20]},
+            {"image": 0, "name": "the lamp", "box": [0, 0, 8, 8]},
+            {"image": 1, "name": "Image 2", "box": [0, 0, 9, 9]},
+        ],
+    }
+    rows = placement_rows(record)
+    assert rows.shape == (2, 8) and np.allclose(rows.sum(axis=0), 0)  # against the siblings' mean
+    assert rows[0, 1] > rows[1, 1]  # the mug is lower in the picture
+    assert placement_rows(dict(record, options={"A": "The mug", "B": "The sofa"})) is None  # no box for the sofa
 
 
 def test_the_numbers_of_options():
