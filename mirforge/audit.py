@@ -19,7 +19,8 @@ Per task, against configurable bounds:
   whichever did better on the other cross-validation folds; ties share the credit. Where every option holds one
   number, the option of one rank by it (or the one nearest the options' mean) is a heuristic too;
 - **image baselines** under the same bound, which never read the question (:mod:`mirforge.audit_images`):
-  option-image consensus, one option image alone, the option images only, one evidence image alone;
+  option-image consensus, one option image alone, the option images only, one evidence image alone, and where the
+  options' objects sit in the pictures (from the regions: perfect perception without reasoning);
 - **needed**: the share of instances whose evidence images are all needed (``provenance.needed``);
 - **duplicates**: identical question + options + image bytes, identical image sets, and near-duplicate image
   sets (the same perceptual hashes);
@@ -48,13 +49,13 @@ from mirforge.audit_images import IMAGE_REF, ImageEvidence, image_shortcuts, nee
 from mirforge.audit_stats import (
     CONFIDENCE,
     Shortcut,
-    avoid_credit,
     chosen_text,
     fold_of,
     judge,
     letter_intervals,
     out_of_fold,
     pick_credit,
+    picked_or_avoided,
 )
 from mirforge.dataset import Dataset
 from mirforge.dataset import Entry as Loaded  # one instance line, as the reader gives it
@@ -242,9 +243,7 @@ def heuristics(records: list[dict[str, Any]], folds: int = 5, seed: int = 0) -> 
     fold = fold_of(len(records), folds, seed)
     out = {}
     for name in ("longest", "specific", "overlap", "consensus"):
-        pick = [pick_credit(s[name], c) for s, c in zip(stats, correct, strict=True)]
-        avoid = [avoid_credit(s[name], c) for s, c in zip(stats, correct, strict=True)]
-        credit, _ = out_of_fold(np.array([pick, avoid]), fold)
+        credit, _ = picked_or_avoided([s[name] for s in stats], correct, fold)
         out[name] = 100.0 * float(credit.mean())
     return out
 
@@ -268,7 +267,8 @@ def numeric_rank(records: list[dict[str, Any]], folds: int = 5, seed: int = 0) -
     options' mean, whichever did best on the other folds: distractors drawn on one side of the answer make its
     rank a tell that no text feature shows. Run on the instances whose options hold one number each, chosen apart
     for signed options ("+72", "-15": a change) and plain ones (a total), which a task draws differently."""
-    which = [i for i, r in enumerate(records) if option_numbers(r) is not None]
+    parsed = {i: numbers for i, r in enumerate(records) if (numbers := option_numbers(r)) is not None}
+    which = list(parsed)
     label = "heuristic numeric rank"
     if not which:
         return Shortcut("rank", label, None, 0, 0.0)
@@ -283,7 +283,7 @@ def numeric_rank(records: list[dict[str, Any]], folds: int = 5, seed: int = 0) -
             continue
         values = np.full((k + 1, int(mine.sum())), np.nan)
         for col, i in enumerate(np.array(which)[mine]):
-            numbers = option_numbers(records[i])
+            numbers = parsed[i]
             correct = list(records[i]["options"]).index(records[i]["answer"])
             ranks = rankdata(numbers) - 1  # ties share a rank
             for r in range(len(numbers)):
@@ -629,16 +629,18 @@ SANITY_TABLE = (
 )
 
 
+def row(cells: list[str], columns: tuple[tuple[str, int], ...]) -> str:
+    """One line of a table: the first cell left-aligned, the others right-aligned, each at its column's width."""
+    return "  ".join(
+        f"{c:>{w}}" if i else f"{c:<{w}}" for i, (c, (_, w)) in enumerate(zip(cells, columns, strict=True))
+    )
+
+
 def table(results: list[TaskAudit], bounds: Bounds) -> str:
     """Two blocks: the shortcuts (accuracies with their verdicts) and the data's sanity."""
 
     def pct(v: float | None) -> str:
         return "-" if v is None else f"{v:.1f}"
-
-    def row(cells: list[str], columns: tuple[tuple[str, int], ...]) -> str:
-        return "  ".join(
-            f"{c:>{w}}" if i else f"{c:<{w}}" for i, (c, (_, w)) in enumerate(zip(cells, columns, strict=True))
-        )
 
     def cell(s: Shortcut | None) -> str:
         if s is None or s.value is None:
@@ -680,12 +682,14 @@ def table(results: list[TaskAudit], bounds: Bounds) -> str:
 
 
 def levels_table(results: list[TaskAudit], bounds: Bounds) -> str:
-    """The image baselines per difficulty level: accuracy in % and, in brackets, the instances it was measured on;
-    ? marks a point estimate above chance + the margin. A level's cell holds a third of the task's instances, so
-    its points are noisier than the pooled value that the bounds judge (about 5 points of standard error at 67)."""
-    names = [name for _, name, _ in SHORTCUT_COLUMNS if name.startswith(("img-", "opt-", "one-", "placement"))]
+    """The baselines measured per difficulty level (the image ones): accuracy in % and, in brackets, the instances
+    it was measured on; ? marks a point estimate above chance + the margin. A level's cell holds a third of the
+    task's instances, so its points are noisier than the pooled value that the bounds judge (about 5 points of
+    standard error at 67)."""
+    measured = {s.name for r in results for s in r.shortcuts if s.by_level}
+    names = [name for _, name, _ in SHORTCUT_COLUMNS if name in measured]
     columns = (("task", 20), ("level", 5), *((name, 12) for name in names))
-    lines = ["  ".join(f"{c:>{w}}" if i else f"{c:<{w}}" for i, (c, w) in enumerate(columns))]
+    lines = [row([c for c, _ in columns], columns)]
     for r in results:
         by_name = {s.name: s for s in r.shortcuts if s.name in names and s.value is not None}
         for level in sorted({lv for s in by_name.values() for lv in s.by_level}):
@@ -698,11 +702,7 @@ def levels_table(results: list[TaskAudit], bounds: Bounds) -> str:
                 value = s.by_level[level]
                 mark = "?" if value > s.chance + bounds.blind_margin + 1e-9 else ""
                 cells.append(f"{value:.1f}{mark} ({s.level_n[level]})")
-            lines.append(
-                "  ".join(
-                    f"{c:>{w}}" if i else f"{c:<{w}}" for i, (c, (_, w)) in enumerate(zip(cells, columns, strict=True))
-                )
-            )
+            lines.append(row(cells, columns))
     lines.append(
         f"Per level: accuracy in % (instances); ? = above chance + {bounds.blind_margin} as a point estimate, not "
         "judged (the bounds judge the pooled value)."

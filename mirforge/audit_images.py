@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from mirforge.audit_stats import Shortcut, avoid_credit, chosen_text, fold_of, out_of_fold, pick_credit
+from mirforge.audit_stats import Shortcut, chosen_text, fold_of, out_of_fold, pick_credit, picked_or_avoided
 
 IMAGE_REF = re.compile(r"\bimage\s+(\d+)\b", re.IGNORECASE)
 THUMB = 64  # side of the thumbnails the consensus scores compare
@@ -169,9 +169,8 @@ def image_shortcuts(evidence: ImageEvidence, folds: int = 5, seed: int = 0) -> l
     with_options = [i for i, c in enumerate(evidence.consensus) if c is not None]
     if with_options:
         for name in CONSENSUS:
-            pick = [pick_credit(evidence.consensus[i][name], correct[i]) for i in with_options]
-            avoid = [avoid_credit(evidence.consensus[i][name], correct[i]) for i in with_options]
-            credit, firsts = out_of_fold(np.array([pick, avoid]), fold[with_options])
+            scores = [evidence.consensus[i][name] for i in with_options]
+            credit, firsts = picked_or_avoided(scores, [correct[i] for i in with_options], fold[with_options])
             how = chosen_text(firsts, ["picking it", "avoiding it"])
             out.append(summarise(name, f"image baseline {name} ({how})", credit, with_options, records, tries=2))
         for name, label, relative in (
@@ -212,11 +211,8 @@ def placement_rows(record: dict[str, Any]) -> np.ndarray | None:
         present = [i for i, n in enumerate(names) if n in found]
         if len(present) < 2:
             continue
-        bottom = np.array([found[names[i]][3] for i in present], float)
-        area = np.array(
-            [(found[names[i]][2] - found[names[i]][0]) * (found[names[i]][3] - found[names[i]][1]) for i in present],
-            float,
-        )
+        box = np.array([found[names[i]] for i in present], float)
+        bottom, area = box[:, 3], (box[:, 2] - box[:, 0]) * (box[:, 3] - box[:, 1])
         for j, i in enumerate(present):
             total[i] += [
                 1,

@@ -74,6 +74,14 @@ def out_of_fold(
     return credit, firsts
 
 
+def picked_or_avoided(scores: list[np.ndarray], correct: list[int], fold: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """Credit per instance of picking the option a heuristic scores best, or of avoiding it, whichever did better on
+    the other folds (:func:`out_of_fold`; variant 0 picks, 1 avoids), and each fold's choice."""
+    pick = [pick_credit(s, c) for s, c in zip(scores, correct, strict=True)]
+    avoid = [avoid_credit(s, c) for s, c in zip(scores, correct, strict=True)]
+    return out_of_fold(np.array([pick, avoid]), fold)
+
+
 def chosen_text(firsts: list[int], names: list[str]) -> str:
     """What the folds chose, for a label: "picking it", or "picking it in 3 of 5 folds, avoiding it in 2"."""
     counts = Counter(firsts).most_common()

@@ -11,10 +11,11 @@ import cv2
 import numpy as np
 import pytest
 
-from mirforge.audit import Bounds, audit, avoid_credit, heuristics, option_numbers, pick_credit, table
+from mirforge.audit import Bounds, audit, heuristics, option_numbers, table
 from mirforge.audit_images import ImageEvidence, one_image, option_images, placement_rows
 from mirforge.audit_stats import (
     Shortcut,
+    avoid_credit,
     flagged_from,
     fold_of,
     interval,
@@ -22,6 +23,7 @@ from mirforge.audit_stats import (
     letter_intervals,
     lower_bound,
     out_of_fold,
+    pick_credit,
 )
 from mirforge.errors import InputError
 from mirforge.runner.config import RunConfig

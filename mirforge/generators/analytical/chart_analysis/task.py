@@ -154,10 +154,11 @@ class ChartAnalysis(Task):
         cats = scene.categories
         values: list[float] | None = None
         if scene.qtype in ("total", "difference"):
-            correct, near = _numeric_options(scene, table)
             if scene.qtype == "difference":
+                correct, near = _change_and_near_misses(scene, table)
                 distractors = _signed_spread(rng, correct, near, n - 1, scene.gap)
             else:
+                correct = int(table[scene.params[0]].sum())
                 distractors = _ladder(rng, correct, n - 1, scene.gap)
             options_v = place(correct, distractors, slot)
             signed = scene.qtype == "difference"
@@ -464,14 +465,11 @@ def _numeric_answer(qtype: str, params: list[int], table: Any) -> float:
     return float(arr[c, pb] - arr[c, pa])
 
 
-def _numeric_options(scene: Scene, table: np.ndarray) -> tuple[int, list[int]]:
-    """The answer and its near misses, most tempting first."""
+def _change_and_near_misses(scene: Scene, table: np.ndarray) -> tuple[int, list[int]]:
+    """A change question's answer and its near misses, most tempting first."""
     n_cat, n_per = table.shape
-    c = scene.params[0]
+    c, pa, pb = scene.params
     adj = [a for a in (c + 1, c - 1) if 0 <= a < n_cat]
-    if scene.qtype == "total":  # its wrong options are a ladder (_ladder), not near misses
-        return int(table[c].sum()), []
-    _, pa, pb = scene.params
     d = int(table[c, pb] - table[c, pa])
     near = [int(table[a, pb] - table[a, pa]) for a in adj]
     for q in (pb - 1, pb + 1):  # off-by-one period
