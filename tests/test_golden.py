@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "3d8fad43b1b670a7db56c0032fcc15c635d58d8c79d39cda0846f052d6279cbd",
-    ("all", 20, 3): "3e2405288989e3f1a07f253b7c5558df523dbe6095838df6fee674fd06f5c68f",
+    ("all", 3, 3): "ab5408f161d4db0d62ac113490da2bd06f7b5887e0b268c14a0b72dca3c1e733",
+    ("all", 20, 3): "ef5eaf9a2c0a234b6937bddba2e84c3d843d9a69a3f8291756676b08bab6416d",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

@@ -4,14 +4,21 @@ Everyday objects (``families``: a kitchen table, a room, toys on a play mat, a y
 surface photographed by 2-4 perspective cameras around it. Two question forms, each built so that every photo is
 needed:
 
-- ``named``: "Which object is nearer to the camera than the mug in Image 1 and farther from the camera than the lamp
-  in Image 2 [and ...in Image 3]?" One condition per photo; the options are objects, exactly one meets every
-  condition, and for each photo one distractor fails that photo's condition alone (in that photo the reference
-  stands between it and every other option), so without that photo two options stay possible.
+- ``named`` (level 1): "Which object is nearer to the camera than the mug in Image 1 and farther from the camera
+  than the lamp in Image 2?" One condition per photo; the options are objects, exactly one meets every condition,
+  and for each photo one distractor fails that photo's condition alone (in that photo the reference stands between
+  it and every other option), so without that photo two options stay possible.
 - ``premise``: "In Image 1, one object stands nearest to the camera. Which object is farther from the camera than
   that object in Image 2 and nearer to the camera than the lamp in Image 3?" A reference is not named but defined
   by a premise photo (two at level 3: "Call X the object nearest to the camera in Image 1 and Y ..."); without it
   another object would be the reference and let a distractor through. Each other photo adds a condition as above.
+
+A distractor that alone fails a photo's condition stands at that photo's end of the options' depth order, so the
+plans keep the answer at an end as often as a wrong option (``_ends_ranks``): a detector that finds every option's
+object but never reads the question learns nothing from the ends. What stays: a reader who drops, in each condition
+photo, the option farthest against the asked direction never needs the references and keeps two options (the
+answer and the distractor a premise or a spare rules out), half the time right. The named form with three photos
+(one condition each, each wrong option failing one) let that reader drop all three and is refused by the config.
 
 Depth is the median distance along the view axis of an object's visible pixels (the depth buffer); a comparison
 counts only when it clears ``depth_margin`` (half of it when measured) and the nearer object's lowest visible row
@@ -70,7 +77,7 @@ class DepthRelationshipConfig(CatalogueConfig):
     family: str = ""  # one family only (empty: every family in ``families``)
     objects_per_level: tuple[int, ...] = per_level(7, 8, 9)
     views_per_level: tuple[int, ...] = per_level(2, 3, 4)
-    forms_per_level: tuple[str, ...] = per_level("named+premise", "named+premise", "premise")
+    forms_per_level: tuple[str, ...] = per_level("named+premise", "premise", "premise")
     premises_per_level: tuple[int, ...] = per_level(1, 1, 2)  # premise form: photos that each define a reference
     depth_margin: tuple[float, ...] = per_level(0.45, 0.35, 0.3)  # world units (the surface is about 5 across)
     min_visible_px: int = 150
@@ -92,7 +99,13 @@ class DepthRelationshipConfig(CatalogueConfig):
                 f"each level is question forms joined by '+' from {', '.join(FORMS)}; got {spec!r}",
             )
             if "named" in forms:
-                ensure(views <= self.n_options - 1, "forms_per_level", f"'named' needs 3 photos at most, not {views}")
+                ensure(
+                    views <= 2,
+                    "forms_per_level",
+                    f"'named' takes 2 photos at most, not {views}: with 3, each wrong option is the only one failing a "
+                    "photo's condition, so it stands at that photo's end of the options against the asked direction "
+                    "and the references are never needed (use 'premise')",
+                )
                 ensure(
                     n >= self.n_options + views,
                     "objects_per_level",
@@ -123,6 +136,7 @@ class Scene:
     margin: float
     premises: int  # premise form: photos that each define a reference
     look: Look  # the floor and the light
+    ends_rank: int  # the rank the answer's count of ends fills among the options' (_ends_ranks)
 
 
 class DepthRelationship(Task):
@@ -130,7 +144,9 @@ class DepthRelationship(Task):
     category = "spatial"
     description = "Depth orders read in several photos of one scene and combined: each photo settles part of it"
     Config = DepthRelationshipConfig
-    variants = 2 * len(FAMILIES)  # question form and scene family of an index, balanced over every block
+    # question form, scene family and where the answer's count of ends ranks (_ends_ranks) of an index, balanced over
+    # every block
+    variants = 2 * len(FAMILIES) * 4
 
     def knobs(self, level: int) -> dict[str, Any]:
         c, i = self.config, self.levels.index(level)
@@ -172,6 +188,7 @@ class DepthRelationship(Task):
             float(k["depth_margin"]),
             premises,
             family_look(rng, family, self.config.backdrops),
+            v // (2 * len(FAMILIES)) % 4,
         )
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int, variant: int | None = None) -> Question:
@@ -427,16 +444,31 @@ def _plan_order(scene: Scene, depth: np.ndarray, clear: np.ndarray, rng: np.rand
                         and i not in refs
                         and any(table[v][i][r] == -w for v, r, w in zip(views, refs, want, strict=True))
                     ]
-                    picked = list(ds) + [spare[int(k)] for k in rng.permutation(len(spare))][: 3 - c]
-                    if len(picked) < 3:
-                        continue
                     dirs = ["nearer" if w < 0 else "farther" for w in want]
                     conds = list(zip(views, refs, dirs, uses, strict=True))
-                    if not all(_premise_needed(depth, conds, picked, xs, k, margin) for k in range(len(premises))):
-                        continue
-                    picked = [picked[int(k)] for k in rng.permutation(3)]
-                    return {"premises": premises, "conditions": conds, "answer": a, "distractors": picked}
+                    shuffled = [spare[int(k)] for k in rng.permutation(len(spare))]
+                    for extra in itertools.combinations(shuffled, 3 - c):
+                        picked = list(ds) + list(extra)
+                        if scene.ends_rank not in _ends_ranks(depth, a, picked) or not all(
+                            _premise_needed(depth, conds, picked, xs, k, margin) for k in range(len(premises))
+                        ):
+                            continue
+                        picked = [picked[int(k)] for k in rng.permutation(3)]
+                        return {"premises": premises, "conditions": conds, "answer": a, "distractors": picked}
     return None
+
+
+def _ends_ranks(depth: np.ndarray, answer: int, distractors: list[int]) -> range:
+    """The ranks (0 = fewest) the answer's count of ends fills among the four options' counts, ties spanning
+    several; an option's count of ends is the number of photos in which it stands nearest or farthest of the options.
+    A plan is kept when the scene's drawn rank (balanced over indices) is among these, so the answer stands at an end
+    as often as a wrong option. Without it each wrong option stands at an end of the photo whose condition it alone
+    fails, the answer seldom: a reader who never looked for the references found the answer as the option least
+    often at an end (90% with the named form at level 2, 39% with premises)."""
+    d = depth[:, [answer, *distractors]]
+    count = np.bincount(d.argmin(axis=1), minlength=d.shape[1]) + np.bincount(d.argmax(axis=1), minlength=d.shape[1])
+    below = int((count < count[0]).sum())
+    return range(below, below + int((count == count[0]).sum()))
 
 
 @functools.cache
