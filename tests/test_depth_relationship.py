@@ -14,6 +14,7 @@ from mirforge.errors import InputError, Reject
 from mirforge.generators.spatial.multiview import FAMILIES, centres
 from mirforge.instance import problems
 from mirforge.necessity import necessity
+from mirforge.render.objects.catalogue import model
 
 from conftest import accepted, ask_only, generate, make_task, record, run_cli
 
@@ -167,9 +168,10 @@ def test_objects_of_one_kind_carry_a_colour_word(asked):
             if scene.family == "shapes":
                 assert obj.name.split()[-1] in ("cube", "block", "cylinder", "cone", "ball")
             elif kinds[obj.shape] > 1:
-                assert obj.name.endswith(" " + obj.shape) and obj.name != obj.shape
+                noun = model(obj.shape, obj.variant).noun
+                assert obj.name.endswith(" " + noun) and obj.name != noun
             else:
-                assert obj.name == obj.shape
+                assert obj.name == model(obj.shape, obj.variant).noun  # "beach ball", not "ball" beside a football
         assert len({o.name for o in scene.objects}) == len(scene.objects)
 
 

@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "ab5408f161d4db0d62ac113490da2bd06f7b5887e0b268c14a0b72dca3c1e733",
-    ("all", 20, 3): "ef5eaf9a2c0a234b6937bddba2e84c3d843d9a69a3f8291756676b08bab6416d",
+    ("all", 3, 3): "7413f9e7c92d94401cb0660d00470752803b90527b5ad1eaa0529a230b046375",
+    ("all", 20, 3): "78d1df42cfb3231e147e88a8d1b7407777e961171a5ec96bdeb6f6e856f595ef",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

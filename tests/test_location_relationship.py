@@ -16,6 +16,7 @@ from mirforge.generators.spatial.location_relationship.task import _geometry, _n
 from mirforge.generators.spatial.multiview import FAMILIES
 from mirforge.instance import problems
 from mirforge.necessity import necessity
+from mirforge.render.objects.catalogue import model
 
 from conftest import accepted, ask_only, generate, make_task, record
 
@@ -77,7 +78,7 @@ def test_catalogue_objects_are_called_by_their_kind(asked):
             if scene.family == "shapes":
                 assert obj.name.split()[-1] in ("cube", "block", "cylinder", "cone", "ball"), obj.name
             else:
-                assert obj.name == obj.shape, obj  # the kind's name
+                assert obj.name == model(obj.shape, obj.variant).noun, obj  # the kind's name, or its style's
 
 
 def test_every_image_is_needed_and_the_candidates_alone_decide_nothing(task, hard):

@@ -231,3 +231,9 @@ def test_the_coarse_catalogue_has_well_under_two_thirds_of_the_faces():
     fine = sum(len(p.faces) for k in KINDS for p in model(k).parts)
     coarse = sum(len(model(k).unit_part(i, coarse=True).faces) for k in KINDS for i in range(len(model(k).parts)))
     assert coarse < 0.65 * fine
+
+
+def test_an_object_is_called_by_its_kind_or_where_the_kind_fits_others_by_its_style():
+    """ "Ball" also fits the basketball and the football that share its scenes: a ball is named by its style."""
+    assert {model("ball", v).noun for v in variants("ball")} == {"rubber ball", "beach ball"}
+    assert all(model(k, v).noun == k for k in KINDS if k != "ball" for v in variants(k)[:2])

@@ -12,6 +12,7 @@ from mirforge.audit_images import consensus_scores, reduced
 from mirforge.audit_stats import Shortcut, judge
 from mirforge.errors import InputError, Reject
 from mirforge.generators.spatial.view_3d.task import FAMILIES, MIN_SIDE_PX, _pair, shape_word
+from mirforge.render.objects.catalogue import model
 
 from conftest import accepted, ask_only, generate, make_task, record
 
@@ -105,7 +106,7 @@ def test_names_match_the_geometry(task):
             if scene.family == "shapes":
                 assert obj.name.split()[-1] == shape_word(obj), obj
             else:
-                assert obj.name == obj.shape  # a catalogue object is called by its kind
+                assert obj.name == model(obj.shape, obj.variant).noun  # called by its kind (a ball by its style)
         assert len({o.name for o in scene.objects}) == len(scene.objects)
 
 

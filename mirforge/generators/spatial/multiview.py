@@ -352,11 +352,11 @@ def everyday_objects(
 ) -> tuple[Object3D, ...]:
     """``n`` objects of ``family`` at their real proportions (one scale for the scene), not yet placed.
 
-    Every object is a different kind, named by its kind, except: the first ``twins`` objects are identical (same
-    kind, design, colour and size, so the same name), and with ``pair`` the last two share a kind in two colours and
-    are named with their colour ("red mug", "blue mug"). In the ``shapes`` family the objects are primitives named
-    by colour and a shape word that matches the geometry. ``kinds`` and ``materials`` narrow the family's
-    catalogue (see :class:`CatalogueConfig`)."""
+    Every object is a different kind, named by its kind (a ball by its style: ``ObjectModel.noun``), except: the
+    first ``twins`` objects are identical (same kind, design, colour and size, so the same name), and with ``pair``
+    the last two share a kind in two colours and are named with their colour ("red mug", "blue mug"). In the
+    ``shapes`` family the objects are primitives named by colour and a shape word that matches the geometry.
+    ``kinds`` and ``materials`` narrow the family's catalogue (see :class:`CatalogueConfig`)."""
     if family == "shapes":
         return _shapes(rng, n, twins)
     from mirforge.render.objects import model
@@ -384,18 +384,18 @@ def everyday_objects(
     spread = [models[0]] * max(twins, 1) + models[1:]
     for m in spread:
         yaw = float(rng.uniform(0, 2 * math.pi))
-        out.append(place_object(m.kind, m.variant, m.kind, (0.0, 0.0), m.height * scale, yaw=yaw))
+        out.append(place_object(m.kind, m.variant, m.noun, (0.0, 0.0), m.height * scale, yaw=yaw))
     if pair:
         m = spread[-1]
         colors = [c for c in PALETTE if c not in ("brown", "gray")]
         a, b = (colors[int(i)] for i in rng.permutation(len(colors))[:2])
         last = out[-1]
         out[-1] = place_object(
-            m.kind, m.variant, f"{a} {m.kind}", (0.0, 0.0), m.height * scale, yaw=last.yaw, color=PALETTE[a]
+            m.kind, m.variant, f"{a} {m.noun}", (0.0, 0.0), m.height * scale, yaw=last.yaw, color=PALETTE[a]
         )
         yaw = float(rng.uniform(0, 2 * math.pi))
         out.append(
-            place_object(m.kind, m.variant, f"{b} {m.kind}", (0.0, 0.0), m.height * scale, yaw=yaw, color=PALETTE[b])
+            place_object(m.kind, m.variant, f"{b} {m.noun}", (0.0, 0.0), m.height * scale, yaw=yaw, color=PALETTE[b])
         )
     return tuple(out)
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import trimesh
 
 KINDS: tuple[str, ...] = tuple(sorted(REGISTRY))
+NAMED_BY_STYLE = frozenset({"ball"})  # kinds whose styles are the names ("rubber ball", "beach ball")
 CREASE_DEGREES = 35.0  # edges sharper than this stay sharp in the shading; gentler ones are smoothed
 
 
@@ -68,6 +69,12 @@ class ObjectModel:
     style: str
     parts: tuple[Part, ...]
     frame: np.ndarray  # how the builder's parts were placed: offset (x, y, z), then scale (see _build)
+
+    @property
+    def noun(self) -> str:
+        """What a person calls it: its kind, or its style where the kind's word also fits other kinds (a beach ball
+        beside a football is not "the ball")."""
+        return self.style if self.kind in NAMED_BY_STYLE else self.kind
 
     @cached_property
     def bounds(self) -> np.ndarray:

@@ -170,7 +170,7 @@ class WeightComparison(Task):
         )
         scene = Scene(
             family=family,
-            names=tuple(kinds[old] for old in order),
+            names=tuple(model(kinds[old], vars_[old]).noun for old in order),
             kinds=tuple(kinds[old] for old in order),
             variants=tuple(vars_[old] for old in order),
             widths=tuple(widths[old] for old in order),

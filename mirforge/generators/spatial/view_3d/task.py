@@ -360,7 +360,7 @@ def _catalogue(rng: np.random.Generator, family: str, n: int) -> list[Object3D]:
     models = [model(kind, int(rng.integers(VARIANTS_PER_KIND))) for kind in kinds]
     scale = FOOTPRINT / max(max(m.extents[0], m.extents[1]) for m in models)
     return [
-        place_object(m.kind, m.variant, m.kind, (0.0, 0.0), m.height * scale, color=PALETTE[color])
+        place_object(m.kind, m.variant, m.noun, (0.0, 0.0), m.height * scale, color=PALETTE[color])
         for m, color in zip(models, _colors(rng, n), strict=True)
     ]
 
