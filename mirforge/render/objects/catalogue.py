@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     import trimesh
 
 KINDS: tuple[str, ...] = tuple(sorted(REGISTRY))
-NAMED_BY_STYLE = frozenset({"ball"})  # kinds whose styles are the names ("rubber ball", "beach ball")
 CREASE_DEGREES = 35.0  # edges sharper than this stay sharp in the shading; gentler ones are smoothed
 
 
@@ -74,7 +73,7 @@ class ObjectModel:
     def noun(self) -> str:
         """What a person calls it: its kind, or its style where the kind's word also fits other kinds (a beach ball
         beside a football is not "the ball")."""
-        return self.style if self.kind in NAMED_BY_STYLE else self.kind
+        return self.style if REGISTRY[self.kind].named_by_style else self.kind
 
     @cached_property
     def bounds(self) -> np.ndarray:

@@ -149,6 +149,7 @@ def basketball(rng: np.random.Generator, style: str, h: float) -> Parts:
         ),
     },
     fixed={"third": "yellow plastic", "cap": "white plastic"},
+    named_by_style=True,  # "ball" also fits the basketball and the football of the same scenes
 )
 def ball(rng: np.random.Generator, style: str, h: float) -> Parts:
     r = h / 2

@@ -152,6 +152,7 @@ class Kind:
     fixed: Mapping[str, tuple[str, str]]  # roles that look the same in every finish: role -> (colour, material)
     source: str = PROCEDURAL_SOURCE
     licence: str = PROCEDURAL_LICENCE
+    named_by_style: bool = False  # its styles are what people call it ("beach ball"): the kind's word fits others too
 
     @property
     def height(self) -> tuple[float, float]:
@@ -175,8 +176,10 @@ def kind(
     name: str,
     styles: Mapping[str, tuple[tuple[float, float], list[str | Mapping[str, str]]]],
     fixed: Mapping[str, str] | None = None,
+    named_by_style: bool = False,
 ) -> Callable[[Builder], Builder]:
-    """Register a builder: ``styles`` maps a style name to (height range in metres, finishes)."""
+    """Register a builder: ``styles`` maps a style name to (height range in metres, finishes); ``named_by_style``
+    when an object of the kind is called by its style's name, not the kind's."""
 
     def register(build: Builder) -> Builder:
         if name in REGISTRY:
@@ -186,6 +189,7 @@ def kind(
             build=build,
             styles=tuple(Style(s, tuple(h), tuple(finish(f) for f in fins)) for s, (h, fins) in styles.items()),
             fixed={role: paint(value) for role, value in (fixed or {}).items()},
+            named_by_style=named_by_style,
         )
         return build
 
