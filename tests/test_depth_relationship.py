@@ -214,7 +214,9 @@ def test_bad_config_names_the_field():
     with pytest.raises(InputError, match=r"depth_relationship\.family: unknown family 'moon'; families: tabletop"):
         make_task("depth_relationship", family="moon")
     with pytest.raises(InputError, match="depth_relationship.forms_per_level"):
-        make_task("depth_relationship", forms_per_level="named,named,premise")  # 'named' takes 2 photos at most
+        make_task("depth_relationship", forms_per_level="named,named,premise")  # 3 conditions: 2 at most
+    with pytest.raises(InputError, match=r"premises_per_level: 'premise' with 4 photos asks 3 conditions, 2 at most"):
+        make_task("depth_relationship", premises_per_level="1,1,1")
     with pytest.raises(InputError, match=r"depth_relationship\.forms_per_level: .*'named\+closest'"):
         make_task("depth_relationship", forms_per_level="named,named+closest,premise")
     with pytest.raises(InputError, match="depth_relationship.premises_per_level"):

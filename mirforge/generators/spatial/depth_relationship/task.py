@@ -17,8 +17,8 @@ A distractor that alone fails a photo's condition stands at that photo's end of 
 plans keep the answer at an end as often as a wrong option (``_ends_ranks``): a detector that finds every option's
 object but never reads the question learns nothing from the ends. What stays: a reader who drops, in each condition
 photo, the option farthest against the asked direction never needs the references and keeps two options (the
-answer and the distractor a premise or a spare rules out), half the time right. The named form with three photos
-(one condition each, each wrong option failing one) let that reader drop all three and is refused by the config.
+answer and the distractor a premise or a spare rules out), half the time right. Three conditions (one per photo,
+each wrong option failing one) let that reader drop all three, 100% right, and are refused by the config.
 
 Depth is the median distance along the view axis of an object's visible pixels (the depth buffer); a comparison
 counts only when it clears ``depth_margin`` (half of it when measured) and the nearer object's lowest visible row
@@ -68,6 +68,7 @@ FORMS = ("named", "premise")
 TAGS = ("X", "Y", "Z")  # what the question calls the references of two or more premise photos
 PLAN_TRIES = 40  # draws of photo roles per scene
 DISTRACTOR_SETS = 40  # distractor sets tried per answer
+MAX_CONDITIONS = 2  # condition photos per question (see validate)
 PAIR_SHARE = 0.3  # scenes with two objects of one kind in two colours ("the red mug", "the blue mug")
 
 
@@ -100,13 +101,6 @@ class DepthRelationshipConfig(CatalogueConfig):
             )
             if "named" in forms:
                 ensure(
-                    views <= 2,
-                    "forms_per_level",
-                    f"'named' takes 2 photos at most, not {views}: with 3, each wrong option is the only one failing a "
-                    "photo's condition, so it stands at that photo's end of the options against the asked direction "
-                    "and the references are never needed (use 'premise')",
-                )
-                ensure(
                     n >= self.n_options + views,
                     "objects_per_level",
                     f"'named' with {views} photos needs {self.n_options + views} objects",
@@ -114,8 +108,17 @@ class DepthRelationshipConfig(CatalogueConfig):
             if "premise" in forms:
                 ensure(1 <= k < views, "premises_per_level", f"each 1 to one less than the photos ({views})")
                 ensure(k <= len(TAGS), "premises_per_level", f"{len(TAGS)} at most")
-                ensure(views - k <= self.n_options - 1, "premises_per_level", f"{views - k} conditions: 3 at most")
                 ensure(n >= self.n_options + k, "objects_per_level", f"'premise' needs {self.n_options + k} objects")
+            for form in forms:
+                conditions = views if form == "named" else views - k
+                ensure(
+                    conditions <= MAX_CONDITIONS,
+                    "forms_per_level" if form == "named" else "premises_per_level",
+                    f"'{form}' with {views} photos asks {conditions} conditions, {MAX_CONDITIONS} at most: with more, "
+                    "each wrong option is the only one failing a photo's condition, so it stands at that photo's end "
+                    "of the options against the asked direction and the references are never needed (use fewer "
+                    "photos, or more premise photos)",
+                )
         ensure(all(n <= 9 for n in self.objects_per_level), "objects_per_level", "each count must be 9 at most")
         ensure(all(0 < m < 2.0 for m in self.depth_margin), "depth_margin", "margins must be in (0, 2.0)")
         ensure(self.min_visible_px > 0, "min_visible_px", "must be positive")
