@@ -66,8 +66,9 @@ def attempts(task: Task, run_seed: int, split: str, index: int) -> Iterator[Atte
     """The attempts of one instance, in order, at most ``task.config.max_tries``: the one attempt loop of the
     pipeline, the dry run and the tests. Each attempt draws from a fresh stream; the caller skips a rejected one."""
     seq = instance_seed(run_seed, split, task.name, index)
-    slot = balanced_slot(run_seed, split, task.name, index, task.config.n_options)
-    variant = balanced_variant(run_seed, split, task.name, index, task.variants)
+    lanes = len(task.levels)  # each level balanced on its own: level_of deals the indices to them in turn
+    slot = balanced_slot(run_seed, split, task.name, index, task.config.n_options, lanes)
+    variant = balanced_variant(run_seed, split, task.name, index, task.variants, lanes)
     level = level_of(task, index)
     for number in range(task.config.max_tries):
         yield Attempt(number, attempt_rng(seq, number), seq, level, slot, variant)

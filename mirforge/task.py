@@ -211,10 +211,11 @@ class Task:
     levels: ClassVar[tuple[int, ...]] = (1, 2, 3)
     needs: ClassVar[Needs] = Needs()
     image_size: ClassVar[int] = 448
-    # Variants balanced exactly across indices, like the answer slot: with more than one, sample() and ask() get a
-    # ``variant`` keyword, each that takes one (at least one must). A choice a text-only model could read (whether the
-    # answer repeats a premise, a scene family, a direction) drawn from the attempt's RNG is only balanced on average:
-    # a rejected attempt redraws it, which favours the choices that are easy to draw, and a split's share drifts.
+    # Variants balanced exactly across each level's indices, like the answer slot: with more than one, sample() and
+    # ask() get a ``variant`` keyword, each that takes one (at least one must). A choice a text-only model could read
+    # (whether the answer repeats a premise, a scene family, a direction) drawn from the attempt's RNG is only balanced
+    # on average: a rejected attempt redraws it, which favours the choices that are easy to draw, and a split's share
+    # drifts.
     variants: ClassVar[int] = 1
 
     def __init__(self, config: TaskConfig | None = None):

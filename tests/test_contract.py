@@ -64,7 +64,7 @@ def test_verifier_rederives_the_answer_and_rejects_a_planted_one(task):
 
 
 def test_answer_letters_are_exactly_balanced(task):
-    # the slot is balanced in blocks of n_options indices (seeding.balanced_slot): any multiple of k shows it
+    # the slot is balanced in blocks of n_options indices of each level (seeding.balanced_slot)
     shares = letter_shares(task, n=100)
     k = task.config.n_options
     assert len(shares) == k and all(abs(s - 1 / k) <= 0.05 for s in shares.values()), shares

@@ -71,6 +71,21 @@ def test_balanced_variant_is_exact_per_block_and_independent_of_the_slot():
     assert len(together) == 8 and min(together.values()) > 25  # every (variant, slot) pair occurs, none dominates
 
 
+def test_each_lane_is_balanced_on_its_own():
+    """With lanes (a task's levels, dealt to indices in turn), every level gets each value equally often; balancing
+    consecutive indices alone left a level's share to chance (two variants over three levels: a level could hold
+    60 of one and 40 of the other in 100 of its indices)."""
+    slots = [balanced_slot(3, "test", "t", i, 4, lanes=3) for i in range(1200)]
+    variants = [balanced_variant(3, "test", "t", i, 2, lanes=3) for i in range(1200)]
+    for lane in range(3):
+        mine = slots[lane::3]
+        assert all(sorted(mine[j : j + 4]) == [0, 1, 2, 3] for j in range(0, 400, 4))
+        assert Counter(variants[lane::3]) == {0: 200, 1: 200}
+    assert slots[0::3] != slots[1::3]  # the lanes are not copies of one another
+    unbalanced = [balanced_variant(3, "test", "t", i, 2) for i in range(1200)]
+    assert any(Counter(unbalanced[lane::3])[0] != 200 for lane in range(3))  # what lanes are for
+
+
 def test_a_task_with_variants_must_take_them():
     import pytest
 

@@ -20,7 +20,7 @@ from mirforge.stats import MIR_IMAGES_PER_INSTANCE, compute, format_table, write
 def dataset(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("stats") / "data"
     generate(
-        RunConfig(tasks=("yes_but", "image_puzzle"), n={"yes_but": 4, "image_puzzle": 3}, seed=2), out, progress=False
+        RunConfig(tasks=("yes_but", "image_puzzle"), n={"yes_but": 12, "image_puzzle": 3}, seed=2), out, progress=False
     )
     return out
 
@@ -29,12 +29,12 @@ def test_numbers_match_the_records(dataset):
     data = Dataset(dataset)
     stats = compute(data.records())
     assert list(stats) == ["image_puzzle", "yes_but", "all"]
-    assert stats["yes_but"].instances == 4 and stats["image_puzzle"].instances == 3
+    assert stats["yes_but"].instances == 12 and stats["image_puzzle"].instances == 3
     assert stats["all"].images == sum(len(r["images"]) for r in data.records())
-    assert sum(stats["yes_but"].letters.values()) == 4
-    assert set(stats["yes_but"].letters) == {"A", "B", "C", "D"}  # exactly balanced over a block of 4
-    assert sum(stats["all"].levels.values()) == 7
-    caption_chars = sum(sum(len(c) for c in r["caption"]) for r in data.records("yes_but")) / 4
+    # exactly balanced over every level's block of 4: 12 indices are four at each of the three levels
+    assert dict(stats["yes_but"].letters) == {"A": 3, "B": 3, "C": 3, "D": 3}
+    assert sum(stats["all"].levels.values()) == 15
+    caption_chars = sum(sum(len(c) for c in r["caption"]) for r in data.records("yes_but")) / 12
     assert stats["yes_but"].step_chars["caption"] == pytest.approx(caption_chars)
     table = format_table(stats)
     assert "MIR (published)" in table and "22257" in table and f"{MIR_IMAGES_PER_INSTANCE:.2f}" in table
@@ -56,7 +56,7 @@ def test_cli_json_and_plots(dataset, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert data["all"]["instances"] == 7
+    assert data["all"]["instances"] == 15
     assert (tmp_path / "p" / "letters.png").is_file()
 
 
