@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "9b3f7d13f25f843e60770e09e7bef22303d1b05c6d2a93ae5ab283d806de0db5",
-    ("all", 20, 3): "0fbbb00538f5d19421bce31658c439c8ba401d2fb97a15871128d39e6d275589",
+    ("all", 3, 3): "be0415aa30d1344fa1a793dd4e127e79f737019f38f80918ddffbb4dfc4abcbd",
+    ("all", 20, 3): "c02bcc5165f2c9835dd597dd4f52c41aeb7395edc43bd68705d04088a50a48b6",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

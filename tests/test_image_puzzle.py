@@ -10,7 +10,7 @@ import pytest
 
 from mirforge.errors import InputError, Reject
 from mirforge.generators.sequential.image_puzzle.pictures import FAMILIES, STYLES, describe, draw_picture
-from mirforge.generators.sequential.image_puzzle.task import ROW_SWAPS, _coset_distractors
+from mirforge.generators.sequential.image_puzzle.task import ROW_SWAPS, _coset_distractors, _crop, _detail, _picture
 
 from conftest import accepted, ask_only, generate, make_task, record
 
@@ -143,11 +143,12 @@ def test_where2_options_are_every_pairing_of_two_cells_per_tile(task):
 
 def test_near_miss_candidates_form_a_block_with_the_answer_at_any_corner(task):
     """Level 3's missing-tile candidates: a 2 x 2 block of half-cell steps with the true tile at any corner, so no
-    candidate is the others' consensus. (The corner is drawn after every half-cell shift around the hole has been
-    checked, so which corner the answer takes never decides whether a scene is kept.)"""
-    corners = Counter()
-    for i in range(2, 200, 3):
-        scene = task.sample(np.random.default_rng(i), 3)
+    candidate is the others' consensus; the true tile shows more detail than exactly ``detail_rank`` near misses
+    (drawn per index), so how busy a candidate looks does not pick it either. (The corner is drawn before the picture
+    is looked at, and every half-cell shift around a hole is checked, whichever corner is drawn.)"""
+    corners, ranks = Counter(), Counter()
+    for i in range(2, 480, 3):
+        scene = task.sample(np.random.default_rng(i), 3, variant=i // 3 % 8)
         if scene.kind != "missing":
             continue
         try:
@@ -160,7 +161,12 @@ def test_near_miss_candidates_form_a_block_with_the_answer_at_any_corner(task):
         assert sorted(cands) == sorted((r, c) for r in rows for c in cols)
         true = cands[q.answer]
         corners[(rows.index(true[0]), cols.index(true[1]))] += 1
-    assert sum(corners.values()) >= 20 and len(corners) == 4, corners
+        pic = _picture(scene.family, scene.style, scene.seed, scene.grid)
+        detail = [_detail(_crop(pic.img, p)) for p in cands]
+        assert sum(d < detail[q.answer] for d in detail) == scene.detail_rank
+        ranks[scene.detail_rank] += 1
+    assert sum(corners.values()) >= 40 and len(corners) == 4, corners
+    assert len(ranks) == 4 and min(ranks.values()) >= 6, ranks  # every rank is found, the least detailed too
 
 
 def test_captions_describe_what_each_tile_shows(task):

@@ -15,7 +15,8 @@ cell is told apart by one landmark of its own. The level's grid is used by every
 - ``missing`` (levels 2, 3): Image 1 the picture with one cell blanked out; Images 2 to 5 candidate tiles (option
   images). Distractors are other cells' tiles (level 2) or crops half a cell off the grid, laid out as a 2 x 2 block
   of half-cell steps with the true tile at a random corner (level 3, an inner hole so that every corner fits), so
-  no candidate is the others' consensus.
+  no candidate is the others' consensus; the hole is an inner cell whose tile shows more detail than a drawn number
+  (0 to 3) of its near misses, so the busiest candidate is the answer no more often than the others.
 - ``neighbour`` (level 3): Image 1 one tile; Images 2 to 5 candidate tiles (option images); which one joins it on
   the named side? No picture is shown: only the edges tell.
 
@@ -104,6 +105,7 @@ class Scene:
     grid: int
     kind: str
     level: int
+    detail_rank: int  # level 3's missing tile: how many near misses show less detail than the true tile (0 to 3)
 
 
 class ImagePuzzle(Task):
@@ -112,7 +114,7 @@ class ImagePuzzle(Task):
     description = "Restore a picture cut into tiles: where tiles belong, which fills a hole, which joins another"
     Config = ImagePuzzleConfig
     needs = Needs(renderer=None, cost=0.8)
-    variants = 2  # the level's question kind, balanced over every block of indices
+    variants = 2 * 4  # the level's question kind, and level 3's detail rank of the true tile (see _ask_missing)
 
     def knobs(self, level: int) -> dict[str, Any]:
         i = self.levels.index(level)
@@ -133,8 +135,8 @@ class ImagePuzzle(Task):
         names = self.config.chosen()
         family = names[int(rng.integers(len(names)))]
         style = self.config.styles[int(rng.integers(len(self.config.styles)))]
-        kind = k["kinds"][v % len(k["kinds"])]
-        return Scene(family, style, int(rng.integers(2**31)), k["grid"], kind, level)
+        kind = k["kinds"][v % 2 % len(k["kinds"])]
+        return Scene(family, style, int(rng.integers(2**31)), k["grid"], kind, level, v // 2 % 4)
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
         g = scene.grid
@@ -226,30 +228,40 @@ class ImagePuzzle(Task):
         # an inner cell (at a border the hole's corner of the block, and with it the answer, would be forced)
         inner = range(1, g - 1) if near else range(g)
         cells = [(r, c) for r in inner for c in inner]
-        cell = cells[int(rng.integers(len(cells)))]
-        if _plain(_tile(pic.img, cell)):
-            raise Reject("the missing tile is plain")
-        hole = _cell_box(cell, g)
-        holed = _holed(_small_picture(pic.img), hole)
-        true = (float(cell[0]), float(cell[1]))
-        best = _seam_with_hole(holed, hole, _crop(pic.img, true))
-
-        def wrong(p: tuple[float, float]) -> bool:
-            return _clear(best, _seam_with_hole(holed, hole, _crop(pic.img, p)), self.config)
-
+        small = _small_picture(pic.img)
         if near:
-            # every crop half a cell around the hole must be clearly wrong, whichever block is drawn: a test that
-            # looked only at the drawn block would keep the corners whose shifts happen to be clearer more often
-            ring = [(true[0] + a / 2, true[1] + b / 2) for a in (-1, 0, 1) for b in (-1, 0, 1) if (a, b) != (0, 0)]
-            if not all(wrong(p) and not _plain(_crop(pic.img, p)) for p in ring):
-                raise Reject("a near-miss tile fits the hole about as well as the true one, or shows nothing")
+            # the block's corner is drawn before anything is looked at; the hole is then an inner cell whose tile
+            # shows more detail than exactly ``detail_rank`` of its near misses (drawn per index, balanced): kept
+            # only by the rules below, the true tile was the most detailed candidate in 30% and the least in 14%
             ka, kb = int(rng.integers(2)), int(rng.integers(2))
-            r0, c0 = true[0] - ka / 2, true[1] - kb / 2
-            picked = [p for p in ((r0 + a / 2, c0 + b / 2) for a in (0, 1) for b in (0, 1)) if p != true]
+            order = [cells[int(i)] for i in rng.permutation(len(cells))]
+            for cell in order:
+                true = (float(cell[0]), float(cell[1]))
+                block = [(true[0] + (a - ka) / 2, true[1] + (b - kb) / 2) for a in (0, 1) for b in (0, 1)]
+                detail = [_detail(_crop(pic.img, p)) for p in block]
+                mine = detail[block.index(true)]
+                if sum(d < mine for d in detail) == scene.detail_rank and self._near_misses_clear(pic, small, cell):
+                    break
+            else:
+                raise Reject("no hole whose tile ranks as drawn in detail among its near misses")
+            hole = _cell_box(cell, g)
+            picked = [p for p in block if p != true]
         else:
+            cell = cells[int(rng.integers(len(cells)))]
+            if _plain(_tile(pic.img, cell)):
+                raise Reject("the missing tile is plain")
+            hole = _cell_box(cell, g)
+            holed = _holed(small, hole)
+            true = (float(cell[0]), float(cell[1]))
+            best = _seam_with_hole(holed, hole, _crop(pic.img, true))
             others = [(float(r), float(c)) for r, c in cells if (r, c) != cell]
             shuffled = (others[int(i)] for i in rng.permutation(len(others)))
-            picked = [p for p in shuffled if wrong(p) and not _plain(_crop(pic.img, p))][:3]
+            picked = [
+                p
+                for p in shuffled
+                if _clear(best, _seam_with_hole(holed, hole, _crop(pic.img, p)), self.config)
+                and not _plain(_crop(pic.img, p))
+            ][:3]
             if len(picked) < 3:
                 raise Reject("too few candidate tiles are clearly wrong for the hole")
         distractors = [picked[int(i)] for i in rng.permutation(3)]
@@ -257,6 +269,22 @@ class ImagePuzzle(Task):
         options = [f"Image {2 + i}" for i in range(4)]
         facts = {"kind": "missing", "grid": g, "cell": list(cell), "candidates": [list(p) for p in cands]}
         return facts, options
+
+    def _near_misses_clear(self, pic: Picture, small: np.ndarray, cell: tuple[int, int]) -> bool:
+        """The cell's tile shows something, and every crop half a cell around it fits the hole clearly worse and
+        shows something too: all eight, whichever block is drawn, so that which corner of the block the answer takes
+        never decides whether a hole is kept."""
+        if _plain(_tile(pic.img, cell)):
+            return False
+        hole = _cell_box(cell, pic.size // TILE)
+        holed = _holed(small, hole)
+        true = (float(cell[0]), float(cell[1]))
+        best = _seam_with_hole(holed, hole, _crop(pic.img, true))
+        ring = [(true[0] + a / 2, true[1] + b / 2) for a in (-1, 0, 1) for b in (-1, 0, 1) if (a, b) != (0, 0)]
+        return all(
+            _clear(best, _seam_with_hole(holed, hole, _crop(pic.img, p)), self.config) and not _plain(_crop(pic.img, p))
+            for p in ring
+        )
 
     def _ask_neighbour(
         self, scene: Scene, pic: Picture, rng: np.random.Generator, slot: int
@@ -520,6 +548,12 @@ def _words(items: list[str], most: int) -> str:
 def _plain(tile: np.ndarray) -> bool:
     """A tile with nothing to go by: every colour channel nearly constant (a patch of clear sky, a bare background)."""
     return float(cv2.meanStdDev(tile)[1].max()) < PLAIN_STD
+
+
+def _detail(tile: np.ndarray) -> float:
+    """How much a tile shows: its mean brightness gradient at 64 x 64 pixels."""
+    grey = cv2.cvtColor(cv2.resize(tile, (64, 64), interpolation=cv2.INTER_AREA), cv2.COLOR_RGB2GRAY).astype(np.float32)
+    return float(np.abs(np.diff(grey, axis=0)).mean() + np.abs(np.diff(grey, axis=1)).mean())
 
 
 def _clear(best: float, other: float, config: ImagePuzzleConfig) -> bool:
