@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mirforge.errors import InputError, Reject
-from mirforge.generators.sequential.image_puzzle.pictures import FAMILIES, STYLES, describe, draw_picture
+from mirforge.generators.sequential.image_puzzle.pictures import FAMILIES, PIXEL_BLOCK, STYLES, describe, draw_picture
 from mirforge.generators.sequential.image_puzzle.task import ROW_SWAPS, _coset_distractors, _crop, _detail, _picture
 
 from conftest import accepted, ask_only, generate, make_task, record
@@ -56,10 +56,29 @@ def test_tiles_reassemble_into_the_picture(task):
         order = question.facts["keys"][question.answer]
         tl, tr, bl, br = (rendered.images[i - 1] for i in order)
         whole = np.vstack([np.hstack([tl, tr]), np.hstack([bl, br])])
-        picture = draw_picture(scene.family, scene.style, scene.seed, 896).img
-        assert np.array_equal(whole, picture)
+        assert np.array_equal(whole, _picture(scene.family, scene.style, scene.seed, 2).img)
         return
     pytest.fail("no arrangement question in the level-1 instances")
+
+
+def test_the_grid_falls_anywhere_on_the_drawing():
+    """The picture is a window of a drawing one tile larger, at an offset of whole pixel-art blocks drawn per seed:
+    where the drawing's fixed lines (a floor at 66-74% of its height) cross the grid changes, so a tile's look cannot
+    tell whether it sits on the grid or half a cell off."""
+    offsets = set()
+    for seed in range(12):
+        pic = _picture("room", "pixel", seed, 2)
+        drawn = draw_picture("room", "pixel", seed, 896 + 448).img
+        found = [
+            (dy, dx)
+            for dy in range(0, 448, PIXEL_BLOCK)
+            for dx in range(0, 448, PIXEL_BLOCK)
+            if np.array_equal(pic.img, drawn[dy : dy + 896, dx : dx + 896])
+        ]
+        assert found, seed
+        offsets.add(found[0])
+        assert all(0 <= x0 < x1 <= 896 and 0 <= y0 < y1 <= 896 for _, (x0, y0, x1, y1) in pic.elements)
+    assert len({dy for dy, _ in offsets}) >= 6 and len({dx for _, dx in offsets}) >= 6, offsets
 
 
 def test_identical_candidates_are_rejected(task):

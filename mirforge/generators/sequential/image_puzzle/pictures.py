@@ -26,6 +26,7 @@ STYLES = ("flat", "painted", "pixel", "poster")
 POSTER = (np.round(np.arange(256) / 255 * 4) * (255 / 4)).astype(np.uint8)  # five levels per channel
 INKED = (np.arange(256) * 0.3).astype(np.uint8)  # a poster's outlines: its colours darkened to 30%
 STYLE_WORDS = {"flat": "flat-colour", "painted": "painted", "pixel": "pixel-art", "poster": "poster-style"}
+PIXEL_BLOCK = 28  # pixel art's block: divides 448, so the blocks line up with every grid of 448-pixel tiles
 
 
 @dataclass
@@ -509,7 +510,7 @@ def stylise(img: np.ndarray, style: str, rng: np.random.Generator) -> np.ndarray
         grain = cv2.resize(rng.uniform(0, 12, size=(s // 6, s // 6)).astype(np.float32), (s, s)).astype(np.uint8)
         return cv2.subtract(cv2.add(out, cv2.merge([grain, grain, grain])), (6, 6, 6, 0))
     if style == "pixel":
-        block = 28  # divides 448, so the blocks line up with every grid of 448-pixel tiles
+        block = PIXEL_BLOCK
         small = cv2.resize(img, (s // block, s // block), interpolation=cv2.INTER_AREA)
         return cv2.resize(small, (s, s), interpolation=cv2.INTER_NEAREST)
     if style == "poster":
