@@ -24,7 +24,7 @@ from mirforge.errors import InputError
 
 VERSIONED = (
     "numpy",
-    "isal",  # the PNGs' deflate
+    "deflate",  # the PNGs' deflate (libdeflate)
     "trimesh",
     "moderngl",
     "glcontext",
