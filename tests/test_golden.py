@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "6f58b60c9212356190178c18b9903912077f5cb0d1e27c8b6d6313cd5379cc6e",
-    ("all", 20, 3): "793dbcfd359ac51cad006239e07b5fdde2168923aa5bc0fe1ba819b7349ceac7",
+    ("all", 3, 3): "3741baa71763d9e997de26e17216f31ebd193c8d70e25d39aef09cbffcf21278",
+    ("all", 20, 3): "93d94d91070348eb62e76e4c1c5967c8c837fd067307c2b5a9e71c7a3abe97b4",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

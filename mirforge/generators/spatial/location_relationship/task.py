@@ -9,7 +9,8 @@ the twins look alike. Two question kinds:
 
 - ``relation``: "Seen from the camera of Image q, where is that mug relative to the lamp?" Options: the four
   combinations of left/right and nearer/farther, or, with two asked images, of one relation in each ("left of the
-  lamp in Image 3; farther than it in Image 4"). The options are always all four combinations.
+  lamp in Image 3; farther than it in Image 4"). The options are always all four combinations; which one is right
+  (and what each of two asked images is asked about) is drawn per index, balanced, and the scene must show it.
 - ``view_match``: "In which of Images 2 to 5 does that mug appear to the left of the lamp and nearer to the camera
   than it?" The candidate images are option images; exactly one shows the relation for the mug meant, every other
   contradicts it.
@@ -62,6 +63,8 @@ MAX_VIEWS = 6
 MAX_COVERED = 0.45  # objects the text relies on: at most this share of their projected box behind nearer objects
 KINDS = ("relation", "view_match")
 CUES = ("left", "right", "nearer", "farther")
+COMBOS = ((-1, -1), (-1, 1), (1, -1), (1, 1))  # a relation question's options: one sign per asked part
+PAIRS = tuple(itertools.product(("lr", "nf"), repeat=2))  # what two asked images are asked about, in turn
 N_WORDS = {2: "two", 3: "three"}
 
 
@@ -76,7 +79,9 @@ class LocationRelationshipConfig(CatalogueConfig):
     lateral_margin_px: tuple[int, ...] = per_level(50, 36, 26)  # horizontal offset of the centres, pixels
     depth_margin: tuple[float, ...] = per_level(0.6, 0.45, 0.35)  # depth difference, world units
     min_visible_px: int = 150
-    max_tries: int = 80
+    # an index's drawn variant can be rare in a scene (level 3, the cue read in the asked image picking the twin
+    # and a drawn answer: 3% of attempts); 400 tries leave it unserved about once in 200,000
+    max_tries: int = 400
 
     def validate(self) -> None:
         super().validate()
@@ -133,8 +138,9 @@ class LocationRelationship(Task):
     )
     Config = LocationRelationshipConfig
     # per index, balanced over every block: the question kind, whether the premise cue read (wrongly) in the asked
-    # image picks the twin meant (_naive), whether the cue's word agrees with the answer (_agrees), the scene family
-    variants = 8 * len(FAMILIES)
+    # image picks the twin meant (_naive), whether the cue's word agrees with the answer (_agrees), the scene family,
+    # and for relation questions the answer's combination and, with two asked images, what each is asked about
+    variants = 8 * len(FAMILIES) * len(COMBOS) * len(PAIRS)
 
     def knobs(self, level: int) -> dict[str, Any]:
         c, i = self.config, self.levels.index(level)
@@ -184,8 +190,9 @@ class LocationRelationship(Task):
         labels = _labels(scene)
         names = [o.name for o in scene.objects]
         v = int(rng.integers(self.variants)) if variant is None else variant
-        kept, agree = v // 2 % 2 == 1, v // 4 % 2 == 1
-        plan = _plan(geo, scene, rng, slot, kept, agree)
+        shape = v // (8 * len(FAMILIES))
+        drawn = _Drawn(v // 2 % 2 == 1, v // 4 % 2 == 1, COMBOS[shape % 4], PAIRS[shape // 4 % 4])
+        plan = _plan(geo, scene, rng, slot, drawn)
         twin = names[0]
         L = names[plan["landmark"]]
         n_views = len(plan["order"])
@@ -259,7 +266,10 @@ class LocationRelationship(Task):
         fits = self.consistent(question, rendered, frozenset())
         if len(fits) != 1:
             raise Reject(f"{len(fits)} options fit the measured views")
-        return next(iter(fits))
+        found = next(iter(fits))
+        if f["kind"] == "view_match" and not _shows(seen[f["candidates"][found]], _candidates(seen, f), f):
+            raise Reject("the answer's image leaves the relation open (an object too hidden to measure)")
+        return found
 
     def roles(self, question: Question, rendered: Rendered) -> list[str]:
         roles = ["evidence"] * len(rendered.images)
@@ -413,11 +423,23 @@ def _geometry(scene: Scene, size: int) -> _Geometry:
     return _Geometry(np.array(xs), np.array(ds), np.array(clear), scene.margin_px, scene.margin_depth)
 
 
-def _plan(geo: _Geometry, scene: Scene, rng: np.random.Generator, slot: int, kept: bool, agree: bool) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Drawn:
+    """What an index's balanced variant fixes of the plan (see ``_plan``)."""
+
+    kept: bool
+    agree: bool
+    combo: tuple[int, int]  # relation: the answer's sign in each asked part
+    pair: tuple[str, str]  # relation with two asked images: the relation asked in each
+
+
+def _plan(geo: _Geometry, scene: Scene, rng: np.random.Generator, slot: int, drawn: _Drawn) -> dict[str, Any]:
     """Roles of the cameras, the landmark, the twin meant and the premise cues, drawn at random among those that
     make every image needed (see the module docstring), where the premise cue read in the first asked image (or in
-    the answer's candidate image) picks the twin meant exactly when ``kept`` (see ``_naive``), and where each cue's
-    word agrees with the answer's relation of the same kind exactly when ``agree`` (see ``_agrees``)."""
+    the answer's candidate image) picks the twin meant exactly when ``drawn.kept`` (see ``_naive``), where each
+    cue's word agrees with the answer's relation of the same kind exactly when ``drawn.agree`` (see ``_agrees``),
+    and where a relation question asks ``drawn.pair`` and its answer is ``drawn.combo`` (see ``_relation_roles``)."""
+    kept, agree = drawn.kept, drawn.agree
     m, n_cam, n_obj = scene.twins, geo.x.shape[0], geo.x.shape[1]
     twins = list(range(m))
     landmarks = [int(i) for i in rng.permutation(range(m, n_obj))]
@@ -437,7 +459,7 @@ def _plan(geo: _Geometry, scene: Scene, rng: np.random.Generator, slot: int, kep
                     continue
                 alternatives = [t for _, _, t in found] if m == 3 else [t for t in twins if t != r]
                 plan = (
-                    _relation_roles(geo, scene, rest, r, L, alternatives, rng)
+                    _relation_roles(geo, scene, rest, r, L, alternatives, drawn, rng)
                     if scene.kind == "relation"
                     else _match_roles(geo, rest, r, L, alternatives, rng)
                 )
@@ -512,18 +534,29 @@ def _premise_cues(
 
 
 def _relation_roles(
-    geo: _Geometry, scene: Scene, rest: list[int], r: int, L: int, alternatives: list[int], rng: np.random.Generator
+    geo: _Geometry,
+    scene: Scene,
+    rest: list[int],
+    r: int,
+    L: int,
+    alternatives: list[int],
+    drawn: _Drawn,
+    rng: np.random.Generator,
 ) -> dict[str, Any] | None:
-    """The asked parts: both relations in one image, or one relation in each of two images; the twin meant must
-    show each clearly, and each alternative twin (the one a hidden premise image would leave open) another answer."""
+    """The asked parts: both relations in one image, or ``drawn.pair`` in two images (either may come first); the
+    twin meant must show the drawn answer (``drawn.combo``) clearly, and each alternative twin (the one a hidden
+    premise image would leave open) another answer. Drawn, not found: the combination the scene happens to show is
+    not uniform (nearer than the landmark 58% of the time at level 1, where a farther twin is more often hidden
+    behind it; on opposite sides in two images 84% at level 2, whose three cameras stand about 120 degrees apart),
+    and a model that learns those odds answers from the text."""
     if scene.asked == 1:
         choices = [[(rest[0], "lr"), (rest[0], "nf")]]
     else:
-        rels = list(itertools.product(("lr", "nf"), repeat=2))
-        choices = [[(rest[0], a), (rest[1], b)] for a, b in _shuffled(rels, rng)]
+        a, b = drawn.pair
+        choices = [[(first, a), (second, b)] for first, second in _shuffled([rest[:2], rest[1::-1]], rng)]
     for parts in choices:
         answer = [geo.part(v, r, L, rel) for v, rel in parts]
-        if 0 in answer:
+        if tuple(answer) != drawn.combo:
             continue
         if all(
             any(geo.part(v, t, L, rel) == -s for (v, rel), s in zip(parts, answer, strict=True)) for t in alternatives
@@ -621,6 +654,14 @@ def _part_signs(m: dict[str, Any] | None, t: str, L: str, rel: str, f: dict[str,
         else depth_sign(m.get(t), m.get(L), f["margin_depth"] / 2)
     )
     return {-1, 1} if not s else {s}
+
+
+def _shows(m: dict[str, Any], twins: list[str], f: dict[str, Any]) -> bool:
+    """Whether a view shows the wanted relation for one of ``twins`` with both signs measured: an image that fits
+    only because the landmark or the twin is too hidden to measure is no answer to point at."""
+    lr, nf = f["wanted"]
+    L = f["landmark"]
+    return any(_part_signs(m, t, L, "lr", f) == {lr} and _part_signs(m, t, L, "nf", f) == {nf} for t in twins)
 
 
 # -- words --------------------------------------------------------------------------------------------------------
