@@ -211,7 +211,7 @@ def audit(
     letter_tolerance: Annotated[float | None, typer.Option(help="Points a letter share may leave 100/k.")] = None,
     blind_margin: Annotated[float | None, typer.Option(help="Points above chance a blind guess may prove.")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the full report as JSON here.")] = None,
-    by_level: Annotated[bool, typer.Option(help="Also print the image baselines per difficulty level.")] = False,
+    by_level: Annotated[bool, typer.Option(help="Also print the text and image baselines per level.")] = False,
 ) -> None:
     """Shortcut and sanity audit of a dataset; exit code 1 when a bound is broken.
 

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from mirforge.audit import Bounds, audit, heuristics, option_numbers, table
+from mirforge.audit import Bounds, audit, heuristics, levels_table, option_numbers, table
 from mirforge.audit_images import ImageEvidence, one_image, option_images, placement_rows
 from mirforge.audit_stats import (
     Shortcut,
@@ -360,8 +360,11 @@ def test_a_planted_image_consensus_shortcut_fails_the_audit_by_name(tmp_path, ca
     assert median["by_level"]["1"] < 40 and median["by_level"]["2"] == median["by_level"]["3"] == 100.0
     assert median["level_n"] == {"1": 134, "2": 133, "3": 133}
     rows = {line.split()[1]: line.split() for line in out.splitlines() if line.startswith("toy ")}
-    assert rows["2"][2:4] == rows["3"][2:4] == ["100.0?", "(133)"]  # img-median, flagged as a point estimate
-    assert rows["1"][3] == "(134)"
+    header = next(line.split() for line in out.splitlines() if line.split()[:2] == ["task", "level"])
+    assert header[2] == "blind" and rows["2"][3] == "(133)"  # the text-only classifier per level too
+    at = 2 + 2 * (header.index("img-median") - 2)  # each cell is "value (instances)"
+    assert rows["2"][at : at + 2] == rows["3"][at : at + 2] == ["100.0?", "(133)"]  # flagged as a point estimate
+    assert rows["1"][at + 1] == "(134)"
     assert not [
         s for s in report["shortcuts"] if s["name"] in ("blind", "longest", "one-image") and s["status"] == "broken"
     ]
@@ -379,6 +382,39 @@ def test_a_planted_text_shortcut_in_400_instances_fails_the_audit_by_name(tmp_pa
     err = capsys.readouterr().err
     assert code == 1 and "heuristic longest" in err and "blind baseline" in err
     assert "img-median" not in err  # one image per instance: no option images, no consensus to take
+
+
+def test_a_text_prior_of_one_level_shows_in_that_level_of_the_blind_baseline(tmp_path):
+    """The options are always the four combinations of left/right and nearer/farther; at level 1 (only) the answer
+    is "right and nearer" in 40% of instances, as a scene's geometry can make it. Pooled over the levels the prior
+    is diluted; the level's own value shows it."""
+    rng = np.random.default_rng(9)
+    combos = ["left and nearer", "left and farther", "right and nearer", "right and farther"]
+    records, images = [], {}
+    for i in range(600):
+        level = 1 + i % 3
+        weights = [0.2, 0.2, 0.4, 0.2] if level == 1 else [0.25] * 4
+        answer = combos[rng.choice(4, p=weights)]
+        order = [combos[j] for j in rng.permutation(4)]
+        rel = f"images/toy/test/{i:06d}-0.png"
+        images[rel] = blocks(rng)
+        records.append(
+            {
+                "id": f"toy-test-{i:06d}",
+                "question": "Where is the mug relative to the lamp in <image>?",
+                "images": [rel],
+                "options": dict(zip(LETTERS, order, strict=True)),
+                "answer": LETTERS[order.index(answer)],
+                "difficulty": {"level": level},
+            }
+        )
+    (result,) = audit(write_dataset(tmp_path / "prior", records, images), sample=0)
+    blind = {s.name: s for s in result.shortcuts}["blind"]
+    assert blind.level_n == {1: 200, 2: 200, 3: 200}
+    assert blind.by_level[1] > 33 and max(blind.by_level[2], blind.by_level[3]) < 31, blind.by_level
+    table = levels_table([result], Bounds())
+    level_1 = next(line.split() for line in table.splitlines() if line.split()[:2] == ["toy", "1"])
+    assert level_1[2].endswith("?") and level_1[3] == "(200)"
 
 
 def test_one_image_that_gives_the_answer_away_is_caught(tmp_path):
