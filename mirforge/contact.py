@@ -14,6 +14,7 @@ from mirforge.dataset import Dataset
 from mirforge.errors import InputError
 
 THUMB = 150
+LABEL_H = 16  # the "Image k" strip above each thumbnail, off the picture (a panel may carry its own tag there)
 TEXT_H = 118
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 
@@ -33,8 +34,10 @@ def _row(dataset: Dataset, rec: dict, per_line: int) -> np.ndarray:
     thumbs = []
     for k, rel in enumerate(rec["images"]):
         img = cv2.resize(dataset.image(rel), (THUMB, THUMB), interpolation=cv2.INTER_AREA)
-        cv2.putText(img, f"Image {k + 1}", (4, 14), FONT, 0.4, (0, 0, 0), 1, cv2.LINE_AA)
-        thumbs.append(cv2.copyMakeBorder(img, 2, 2, 2, 2, cv2.BORDER_CONSTANT, value=(200, 200, 200)))
+        label = np.full((LABEL_H, THUMB, 3), 255, np.uint8)
+        cv2.putText(label, f"Image {k + 1}", (4, 12), FONT, 0.4, (0, 0, 0), 1, cv2.LINE_AA)
+        framed = cv2.copyMakeBorder(img, 2, 2, 2, 2, cv2.BORDER_CONSTANT, value=(200, 200, 200))
+        thumbs.append(np.vstack([np.pad(label, ((0, 0), (2, 2), (0, 0)), constant_values=255), framed]))
     lines = [np.hstack(thumbs[k : k + per_line]) for k in range(0, len(thumbs), per_line)]
     width = lines[0].shape[1]
     strip = np.vstack(

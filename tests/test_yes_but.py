@@ -67,6 +67,17 @@ def test_the_question_never_states_a_promise(task):
         assert not re.search(r"\d", question.text), question.text
 
 
+def test_a_plural_product_takes_a_plural_verb():
+    from mirforge.generators.analytical.yes_but.families import Pair
+
+    net = FAMILIES["net_weight"]
+    assert net.ask(Pair(500, 450, {"kind": "lentils"}), 1).endswith("than their package states do the lentils weigh?")
+    assert net.ask(Pair(500, 450, {"kind": "rice"}), 1).endswith("than its package states does the rice weigh?")
+    sale = FAMILIES["sale_price"]
+    assert "price were the coffee beans charged" in sale.ask(Pair(500, 650, {"good": "COFFEE BEANS"}), 1)
+    assert "price was the honey charged" in sale.ask(Pair(500, 650, {"good": "HONEY"}), 1)
+
+
 def test_families_are_drawn_evenly(task):
     """The family of an index is the task's balanced variant: even over every ten indices of a level."""
     counts = Counter(ask_only(task, i, seed=8)[0].family for i in range(210))

@@ -97,6 +97,11 @@ def pick(rng: np.random.Generator, items: tuple | list) -> Any:
     return items[int(rng.integers(len(items)))]
 
 
+def is_plural(noun: str) -> bool:
+    """Whether a product's name takes a plural verb: lentils and coffee beans, unlike rice, honey or olive oil."""
+    return noun.endswith("s") and not noun.endswith("ss")
+
+
 # -- the family contract ----------------------------------------------------------------------------------------
 class Family:
     name: ClassVar[str]
@@ -435,7 +440,10 @@ class NetWeight(Family):
 
     def ask(self, pair, k):
         if k == 1:
-            return f"How many grams less than its package states does the {pair.look['kind']} weigh?"
+            kind = pair.look["kind"]
+            if is_plural(kind):
+                return f"How many grams less than their package states do the {kind} weigh?"
+            return f"How many grams less than its package states does the {kind} weigh?"
         return f"Added up over the {WORDS[k]} packages, how many grams less than stated do their contents weigh?"
 
     def yes_says(self, pair, reading):
@@ -672,7 +680,9 @@ class SalePrice(Family):
 
     def ask(self, pair, k):
         if k == 1:
-            return f"How much more than the sale price was the {pair.look['good'].lower()} charged on the receipt?"
+            good = pair.look["good"].lower()
+            were = "were" if is_plural(good) else "was"
+            return f"How much more than the sale price {were} the {good} charged on the receipt?"
         return f"Added up over the {WORDS[k]} purchases, how much more than the sale prices do the receipts charge?"
 
     def yes_says(self, pair, reading):
