@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "3741baa71763d9e997de26e17216f31ebd193c8d70e25d39aef09cbffcf21278",
-    ("all", 20, 3): "93d94d91070348eb62e76e4c1c5967c8c837fd067307c2b5a9e71c7a3abe97b4",
+    ("all", 3, 3): "6b8add956845e67c380975acbb0321996c2686c3b654e09d70846296c4cac4e4",
+    ("all", 20, 3): "6ee630e183461ebb2038e20cea24f40bc0713b08354105f657c0e75e78422983",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

@@ -11,7 +11,8 @@ ever shown, so no frame is known to be the earliest or the latest by itself.
 The questions (:mod:`.timeline`) are asked so that every image is needed: hiding any one frame (it could then sit
 anywhere in time) leaves at least two options possible. Levels 1 and 2 show four frames of one clip (level 2 from
 more, closer moments) and ask for their ``order`` (four orders that reach each other by the same swaps of
-neighbouring frames) or for the frame taken k-th (``rank``); level 3 shows four frames each of two processes filmed
+neighbouring frames, the frames shown in two pairs of neighbouring moments so that no frame's look says where it
+stands in its pair) or for the frame taken k-th (``rank``); level 3 shows four frames each of two processes filmed
 at the same moments and asks which frame of the first matches a frame of the second (``twin``): each set must be
 put in time order, since the two processes are not equally far along. Every frame of the options' clip is an
 option and the answer's place in time is uniform, so neither the options' text nor their images single it out.
@@ -52,7 +53,7 @@ class ProcessOrderConfig(ClipConfig):
     families: tuple[str, ...] = tuple(FAMILIES)  # the processes drawn from, equally often
     family: str = ""  # one process only (empty: every family in ``families``)
     clips_per_level: tuple[int, ...] = per_level(1, 1, 2)  # 2: two processes filmed at the same moments
-    states_per_level: tuple[int, ...] = per_level(8, 10, 11)  # moments a clip moves through, ends included
+    states_per_level: tuple[int, ...] = per_level(9, 11, 11)  # moments a clip moves through, ends included
     min_gap: float = 0.05  # smallest measured change between two frames, as a share of the whole process
 
     def validate(self) -> None:
@@ -61,12 +62,13 @@ class ProcessOrderConfig(ClipConfig):
         ensure(all(c in CLIP_KINDS for c in self.clips_per_level), "clips_per_level", "each must be 1 or 2")
         ensure(
             all(
-                (FRAMES + 2 if c == 1 else WINDOW + 2) <= s <= 12
+                (FRAMES + 3 if c == 1 else WINDOW + 2) <= s <= 12
                 for c, s in zip(self.clips_per_level, self.states_per_level, strict=True)
             ),
             "states_per_level",
             f"each must be at most 12 and leave room for the frames shown between the first and last moments "
-            f"(which are never shown): at least {FRAMES + 2} for one clip, {WINDOW + 2} for two",
+            f"(which are never shown): at least {FRAMES + 3} for one clip (two pairs of neighbouring moments, "
+            f"apart), {WINDOW + 2} for two",
         )
         ensure(0.01 <= self.min_gap <= 0.08, "min_gap", "must be between 0.01 and 0.08 (a share of the process)")
         ensure(self.n_options == FRAMES, "n_options", f"must be {FRAMES} (every frame of a clip is an option)")
@@ -129,9 +131,12 @@ class ProcessOrder(Filming, Task):
         names = self.config.chosen()
         first = names[int(rng.integers(len(names)))]
         if k["clips"] == 1:
-            inner = rng.choice(np.arange(1, n_states - 1), size=FRAMES, replace=False)
-            states = tuple(sorted(int(s) for s in inner))
-            ask = self._draw_ask(rng, level, [s / (n_states - 1) for s in states])
+            kind = "order" if rng.random() < 0.5 else "rank"
+            if kind == "order":
+                states = _paired_states(rng, n_states)
+            else:
+                states = tuple(sorted(int(s) for s in rng.choice(np.arange(1, n_states - 1), FRAMES, replace=False)))
+            ask = self._draw_ask(rng, level, kind, [s / (n_states - 1) for s in states])
             return Scene((self._clip(rng, first, states),), n_states, ask)
         # two processes filmed at the same moments; each started at its own time and runs at its own pace, so
         # each clip shows 4 of 6 neighbouring moments of its own process, placed anywhere in it. Matching the anchor
@@ -167,15 +172,15 @@ class ProcessOrder(Filming, Task):
         shown = tuple(int(v) for v in rng.permutation(FRAMES))
         return Clip(family, FAMILIES[family].look(rng), states, shown)
 
-    def _draw_ask(self, rng: np.random.Generator, level: int, times: list[float]) -> Ask:
+    def _draw_ask(self, rng: np.random.Generator, level: int, kind: str, times: list[float]) -> Ask:
         """An ``order`` or ``rank`` question in chronological positions that needs every frame (``times``: the
-        moment each position shows), each kind equally often. A rank question must not give the answer away through
+        moment each position shows). A rank question must not give the answer away through
         its images: the answer is the option frame that sits most crowded in time among the option frames (where
         the option images' consensus points) exactly one time in ``n_options``, and its place in time is drawn
         uniformly."""
         need = self.requires_needed(level)
         n, n_opt = len(times), self.config.n_options
-        if rng.random() < 0.5:
+        if kind == "order":
             found = timeline.configurations("order", n, n_opt, need)
             return found[int(rng.integers(len(found)))][1]
         pool = timeline.configurations("rank", n, n_opt, need)
@@ -336,6 +341,25 @@ class ProcessOrder(Filming, Task):
             "n_images": FRAMES * len(clips),
             "found": _found(question, orders),
         }
+
+
+def _paired_states(rng: np.random.Generator, n_states: int) -> tuple[int, ...]:
+    """The moments of an order question: two pairs of neighbouring moments, apart, each pair starting anywhere
+    between the first and last moments of the clip with the same chance.
+
+    The options swap the two earliest frames and the two latest (``timeline.order_options``), so what decides is
+    which frame of each pair comes first, and one frame's look (how far along the process it is) must not tell:
+    with 4 moments drawn freely among the clip's inner ones, a frame at the earliest inner moment is always the
+    first of its pair, and one frame alone answered 36.7% of the time at 8 moments (best possible, chance 25). With
+    neighbouring pairs whose starts are uniform, a frame at moment s is the first of its pair exactly as often as
+    the second, but at the two ends: the best one frame can do is 25% + 25% / (number of starts), 29.2% at 9
+    moments, 28.1% at 11. The second start is the first plus an offset (mod the number of starts) drawn so the
+    pairs do not overlap: both starts are uniform."""
+    starts = n_states - 3  # a pair (s, s + 1) of inner moments starts at 1 .. n_states - 3
+    first = int(rng.integers(starts))
+    second = (first + int(rng.integers(2, starts - 1))) % starts
+    a, c = sorted((first + 1, second + 1))
+    return (a, a + 1, c, c + 1)
 
 
 def _window_states(rng: np.random.Generator, n_states: int) -> tuple[int, ...]:
