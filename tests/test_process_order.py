@@ -12,7 +12,7 @@ import pytest
 from mirforge.errors import InputError, Reject
 from mirforge.generators.sequential.process_order import timeline
 from mirforge.generators.sequential.process_order.families import FAMILIES
-from mirforge.generators.sequential.process_order.task import _paired_states
+from mirforge.generators.sequential.process_order.task import _most_crowded, _paired_states
 from mirforge.generators.sequential.process_order.timeline import Ask
 
 from conftest import accepted, ask_only, generate, make_task, record
@@ -124,17 +124,22 @@ def test_hiding_any_image_leaves_two_options_at_levels_2_and_3(task):
 def test_answer_place_among_the_option_frames_is_uniform(task):
     """The frame questions draw where the answer sits among the option frames in time uniformly, so the options'
     images (a middle frame, a consensus image) do not point at it."""
-    places = Counter()
-    n = 0
-    for i in range(900):
-        scene = task.sample(np.random.default_rng([12, i]), task.levels[i % 3])
-        if scene.ask.kind == "order":
+    places: dict[str, Counter] = {"rank": Counter(), "twin": Counter()}
+    crowded: Counter = Counter()
+    for i in range(4000):
+        try:
+            scene = task.sample(np.random.default_rng([12, i]), task.levels[i % 3])
+        except Reject:  # the pipeline draws again
             continue
-        n += 1
-        places[scene.ask.keys[0]] += 1  # the answer's chronological position among the four option frames
-    assert n >= 550
-    for p in range(4):
-        assert abs(places[p] / n - 0.25) < 0.06, places
+        if scene.ask.kind != "order":  # the answer's chronological position among the four option frames
+            places[scene.ask.kind][scene.ask.keys[0]] += 1
+        if scene.ask.kind == "rank":  # and the frame a consensus of the option frames settles on, one time in four
+            times = [m / (scene.n_states - 1) for m in scene.clips[0].states]
+            crowded[scene.ask.keys[0] == _most_crowded(scene.ask.keys, times)] += 1
+    assert abs(crowded[True] / sum(crowded.values()) - 0.25) < 0.03, crowded
+    for kind, counts in places.items():
+        n = sum(counts.values())
+        assert n >= 1000 and all(abs(counts[p] / n - 0.25) < 0.03 for p in range(4)), (kind, counts)
 
 
 def test_order_options_reach_each_other_by_the_same_swaps(task):

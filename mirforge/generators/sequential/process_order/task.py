@@ -185,7 +185,7 @@ class ProcessOrder(Filming, Task):
             return found[int(rng.integers(len(found)))][1]
         pool = timeline.configurations("rank", n, n_opt, need)
         hit = rng.random() < 1 / n_opt
-        pool = tuple(c for c in pool if (_crowded([times[p] for p in c[1].keys]) == 0) == hit) or pool
+        pool = tuple(c for c in pool if (c[1].keys[0] == _most_crowded(c[1].keys, times)) == hit) or pool
         ranks = sorted({rank for rank, _ in pool})
         rank = ranks[int(rng.integers(len(ranks)))]
         asks = [a for r, a in pool if r == rank]
@@ -375,6 +375,15 @@ def _nearness(states: tuple[int, ...], moment: int, place: int) -> int | None:
     if any(d[p] == d[place] for p in range(len(states)) if p != place):
         return None
     return sum(d[p] < d[place] for p in range(len(states)))
+
+
+def _most_crowded(keys: tuple[int, ...], times: list[float]) -> int:
+    """The option frame (a chronological position) that sits most crowded in time among ``keys``; a tie goes to the
+    earlier frame, whichever frame the question is about. (Taken in the order of the keys, the asked frame first,
+    every tied frame counted as the crowded one when asked about, so evenly spaced moments sent the answer to the
+    earliest or latest frame 57% of the time, which one option image's look can learn.)"""
+    ordered = sorted(keys)
+    return ordered[_crowded([times[p] for p in ordered])]
 
 
 def _crowded(times: list[float]) -> int:
