@@ -49,6 +49,7 @@ from mirforge.audit_images import IMAGE_REF, ImageEvidence, image_shortcuts, nee
 from mirforge.audit_stats import (
     CONFIDENCE,
     Shortcut,
+    chance_above,
     chosen_text,
     fold_of,
     judge,
@@ -701,11 +702,14 @@ def levels_table(results: list[TaskAudit], bounds: Bounds) -> str:
     """The baselines measured per difficulty level (the text-only classifier and the image baselines): accuracy in
     % and, in brackets, the instances it was measured on; ? marks a point estimate above chance + the margin. A
     level's cell holds a third of the task's instances, so its points are noisier than the pooled value that the
-    bounds judge (about 5 points of standard error at 67)."""
+    bounds judge (about 5 points of standard error at 67); the last line sets the number of marks against the number
+    chance alone gives at those sizes."""
     measured = {s.name for r in results for s in r.shortcuts if s.by_level}
     names = [name for _, name, _ in SHORTCUT_COLUMNS if name in measured]
     columns = (("task", 20), ("level", 5), *((name, 12) for name in names))
     lines = [row([c for c, _ in columns], columns)]
+    counted = marked = 0
+    expected = 0.0
     for r in results:
         by_name = {s.name: s for s in r.shortcuts if s.name in names and s.value is not None}
         for level in sorted({lv for s in by_name.values() for lv in s.by_level}):
@@ -715,13 +719,17 @@ def levels_table(results: list[TaskAudit], bounds: Bounds) -> str:
                 if s is None or level not in s.by_level:
                     cells.append("-")
                     continue
-                value = s.by_level[level]
-                mark = "?" if value > s.chance + bounds.blind_margin + 1e-9 else ""
+                value, limit = s.by_level[level], s.chance + bounds.blind_margin
+                mark = "?" if value > limit + 1e-9 else ""
+                counted, marked = counted + 1, marked + bool(mark)
+                expected += chance_above(s.level_n[level], s.chance / 100, limit / 100)
                 cells.append(f"{value:.1f}{mark} ({s.level_n[level]})")
             lines.append(row(cells, columns))
     lines.append(
         f"Per level: accuracy in % (instances); ? = above chance + {bounds.blind_margin} as a point estimate, not "
-        "judged (the bounds judge the pooled value)."
+        "judged (the bounds judge the pooled value). "
+        f"{marked} of {counted} cells marked; {expected:.1f} expected if every baseline were at chance (binomial at "
+        "each cell's size): as many marks as that are what luck gives, more point to a real shortcut in one level."
     )
     return "\n".join(lines)
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.stats import beta
+from scipy.stats import beta, binom
 
 CONFIDENCE = 0.95
 
@@ -123,6 +123,12 @@ def flagged_from(n: int, limit: float, alpha: float) -> float | None:
     lows = beta.ppf(alpha, k, n - k + 1)
     above = np.flatnonzero(lows > limit)
     return float(k[above[0]] / n) if len(above) else None
+
+
+def chance_above(n: int, chance: float, limit: float) -> float:
+    """Probability that a baseline at ``chance`` (a fraction) reads above ``limit`` on ``n`` instances, taken as
+    binomial: how often a fair generator's cell of that size is marked by luck alone."""
+    return float(binom.sf(np.floor(n * limit + 1e-9), n, chance)) if n > 0 else 0.0
 
 
 @dataclass

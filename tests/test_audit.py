@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from mirforge.audit import Bounds, audit, heuristics, levels_table, option_numbers, table
+from mirforge.audit import Bounds, TaskAudit, audit, heuristics, levels_table, option_numbers, table
 from mirforge.audit_images import ImageEvidence, one_image, option_images, placement_rows
 from mirforge.audit_stats import (
     Shortcut,
@@ -415,6 +416,35 @@ def test_a_text_prior_of_one_level_shows_in_that_level_of_the_blind_baseline(tmp
     table = levels_table([result], Bounds())
     level_1 = next(line.split() for line in table.splitlines() if line.split()[:2] == ["toy", "1"])
     assert level_1[2].endswith("?") and level_1[3] == "(200)"
+
+
+def test_the_levels_table_counts_its_marks_against_what_chance_gives():
+    """Twelve level cells of 67 instances at k = 4, three of them above 30: a fair generator marks each with the
+    binomial probability of 21 or more right of 67 at 1/4 (summed here from the binomial terms), so about 1.7 of
+    twelve are expected."""
+
+    def baseline(name: str, values: list[float]) -> Shortcut:
+        return Shortcut(
+            name,
+            name,
+            25.0,
+            201,
+            25.0,
+            by_level={1: values[0], 2: values[1], 3: values[2]},
+            level_n={1: 67, 2: 67, 3: 67},
+        )
+
+    results = [
+        TaskAudit("toy", shortcuts=[baseline("blind", [31.3, 22.4, 25.4]), baseline("one-image", [20.9, 34.3, 26.9])]),
+        TaskAudit(
+            "other", shortcuts=[baseline("blind", [23.9, 25.4, 29.9]), baseline("opt-alone", [32.8, 19.4, 25.4])]
+        ),
+    ]
+    one = sum(math.comb(67, x) * 0.25**x * 0.75 ** (67 - x) for x in range(21, 68))
+    table = levels_table(results, Bounds())
+    assert sum(line.count("?") for line in table.splitlines()[1:-1]) == 3  # 29.9 is not above 30
+    assert f"3 of 12 cells marked; {12 * one:.1f} expected" in table, table
+    assert f"{12 * one:.1f}" == "1.7"
 
 
 def test_one_image_that_gives_the_answer_away_is_caught(tmp_path):
