@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from mirforge.errors import InputError
+from mirforge.generators.sequential import clips3d
 from mirforge.generators.sequential.speed_comparison.task import FAMILIES
 from mirforge.render import gl
 from mirforge.render.scene3d import Scene3D
@@ -150,3 +151,24 @@ def test_ranking_answer_is_not_the_centre_of_its_distractors():
     k = task.config.n_options
     assert centre / n <= 1 / k + 0.1, (centre, n)
     assert reversed_offered / n < 0.1
+
+
+def test_the_answer_stands_farthest_no_more_often_than_at_any_other_depth():
+    """Level 1 films one clip with paths across the picture. Where the objects stand was found by fitting their
+    paths in view, and a long path fits where the view is wide: the fastest stood farthest from the camera 38% of
+    the time and the slowest 19%, which one frame and the question's word give away. The answer's depth is drawn;
+    counted here by the objects' distance along the camera's view, not by the boxes the generator ranks."""
+    task = make_task("speed_comparison", family="floor")
+    places = {kind: [0] * 4 for kind in ("fastest", "slowest")}
+    for index in range(0, 720, 3):  # 240 level-1 indices: four whole blocks of the balanced variant
+        scene, question = ask_only(task, index, seed=8)
+        camera = scene.clips[0].stage.shot.camera(0.0)
+        _, away = clips3d.view_axes(camera)
+        middle = scene.clips[0].indices[1] / scene.fps
+        depth = {r.name: float(np.dot(np.array(r.prop.at(middle)) - camera.eye[:2], away)) for r in scene.runners}
+        answer = question.options[question.answer]
+        places[scene.kind][sum(d > depth[answer] for d in depth.values())] += 1
+    for kind, counts in places.items():
+        assert 0.17 <= counts[0] / sum(counts) <= 0.33, (kind, counts)
+    totals = [a + b for a, b in zip(places["fastest"], places["slowest"], strict=True)]
+    assert max(abs(t - 60) for t in totals) <= 10, totals
