@@ -70,7 +70,7 @@ def test_conditions_and_premises_fill_every_photo(task, asked):
                 assert any(c["premise"] == k for c in f["conditions"])  # every premise's object is used
         for c in f["conditions"]:
             assert c["ref"] not in f["options"]
-    assert set(forms) == {(1, "named"), (1, "premise"), (2, "premise"), (3, "premise")}
+    assert set(forms) == {(1, "named"), (2, "premise"), (3, "premise")}
 
 
 def test_every_photo_is_needed(task, hard):
@@ -217,6 +217,9 @@ def test_bad_config_names_the_field():
         make_task("depth_relationship", forms_per_level="named,named,premise")  # 3 conditions: 2 at most
     with pytest.raises(InputError, match=r"premises_per_level: 'premise' with 4 photos asks 3 conditions, 2 at most"):
         make_task("depth_relationship", premises_per_level="1,1,1")
+    # one condition photo: the answer would be the option nearest (farthest) in it, 334 of 335 when level 1 had it
+    with pytest.raises(InputError, match=r"premises_per_level: 'premise' with 2 photos and 1 premise photos asks one"):
+        make_task("depth_relationship", forms_per_level="named+premise,premise,premise")
     with pytest.raises(InputError, match=r"depth_relationship\.forms_per_level: .*'named\+closest'"):
         make_task("depth_relationship", forms_per_level="named,named+closest,premise")
     with pytest.raises(InputError, match="depth_relationship.premises_per_level"):
