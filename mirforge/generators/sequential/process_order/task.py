@@ -174,10 +174,9 @@ class ProcessOrder(Filming, Task):
 
     def _draw_ask(self, rng: np.random.Generator, level: int, kind: str, times: list[float]) -> Ask:
         """An ``order`` or ``rank`` question in chronological positions that needs every frame (``times``: the
-        moment each position shows). A rank question must not give the answer away through
-        its images: the answer is the option frame that sits most crowded in time among the option frames (where
-        the option images' consensus points) exactly one time in ``n_options``, and its place in time is drawn
-        uniformly."""
+        moment each position shows). A rank question must not give the answer away through its images: the answer
+        is the option frame that sits most crowded in time among the option frames (where the option images'
+        consensus points) exactly one time in ``n_options``, and its place in time is drawn uniformly."""
         need = self.requires_needed(level)
         n, n_opt = len(times), self.config.n_options
         if kind == "order":
