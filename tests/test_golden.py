@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "ff6dd087be82a3131175f6dad35647f7524665cc15ee289e80cacf4afb4104e7",
-    ("all", 20, 3): "b7774869bf08dbae6cf05cb97f44318e1de984e35c02b0a4ae67cf5b4017fb97",
+    ("all", 3, 3): "f22a86a2ff89082b96b8ea337fea8c3346703da1235cb6d520493e82953e729b",
+    ("all", 20, 3): "1321544727c05d7857f636b7e3c17b6a0126a43619ca657bce9ebd3a7d1d4f7a",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

@@ -13,18 +13,26 @@ needed:
   by a premise photo (two at level 3: "Call X the object nearest to the camera in Image 1 and Y ..."); without it
   another object would be the reference and let a distractor through. Each other photo adds a condition as above.
 
-A distractor that alone fails a photo's condition stands at that photo's end of the options' depth order, so the
-plans keep the answer at an end as often as a wrong option (``_ends_ranks``): a detector that finds every option's
-object but never reads the question learns nothing from the ends. What stays: a reader who drops, in each condition
-photo, the option farthest against the asked direction never needs the references and keeps two options (the
-answer and the distractor a premise or a spare rules out), half the time right. Three conditions (one per photo,
-each wrong option failing one) let that reader drop all three, 100% right, and are refused by the config; so is one
-condition (a premise form with two photos, once half of level 1): every wrong option fails it, so the answer was
-the option nearest (farthest) in that photo in 334 of 335 questions. A reader who adds up each option's place
-toward the asked direction over the condition photos does better than the one who drops ends, since the answer
-stands on the asked side in every photo and each wrong option on the other side in one: 78 / 61 / 83% by level
-(1,665 questions, by the lowest rows of the options' boxes). That is the form's limit; balancing the answer's place
-in those sums, as ``_ends_ranks`` balances its ends, is the next step.
+A distractor that alone fails a photo's condition stands at that photo's end of the options' depth order, against
+the asked direction. Two readers who never find the references follow from that, and the plans answer both:
+
+- a detector that finds every option's object but never reads the question, and counts how often each stands
+  nearest or farthest of the options: the plans keep the options' counts of ends within one of each other, the
+  answer's the highest in half the questions and the lowest in the other half (``_ends_even``), so the ends say
+  nothing (25% by either end). Unbalanced, the answer was the option least often at an end in 90% of questions.
+- a reader of the directions who knows how the plans are made: each reference cuts its photo's options in two, so
+  only an option that cuts short of it can leave as the lone survivor may be the answer (``_reader_choices``). With
+  two conditions that leaves two options at most, whatever the photos show (every order of four options in two
+  photos enumerated: 96 of 576 leave two, the rest one or none), so 50% is the form's floor. The plans used to
+  leave the answer alone in 68 / 49 / 79% of questions by level, and that reader was right in 84 / 75 / 90% (300
+  questions each, seed 37002); adding up each option's place toward the directions did nearly as well (79 / 64 /
+  83). The plans now keep exactly two, the answer's summed place and its count of ends higher than the other kept
+  option's as often as lower (``_pair_balanced``): every such reader reads 50%, at about five times the draws per
+  question (8 ms each, no rendering).
+
+Three conditions (one per photo, each wrong option failing one) let the reader of directions drop all three, 100%
+right, and are refused by the config; so is one condition (a premise form with two photos, once half of level 1):
+every wrong option fails it, so the answer was the option nearest (farthest) in that photo in 334 of 335 questions.
 
 Depth is the median distance along the view axis of an object's visible pixels (the depth buffer); a comparison
 counts only when it clears ``depth_margin`` (half of it when measured) and the nearer object's lowest visible row
@@ -76,6 +84,7 @@ PLAN_TRIES = 40  # draws of photo roles per scene
 DISTRACTOR_SETS = 40  # distractor sets tried per answer
 MAX_CONDITIONS = 2  # condition photos per question (see validate)
 PAIR_SHARE = 0.3  # scenes with two objects of one kind in two colours ("the red mug", "the blue mug")
+Condition = tuple[int, int, str, int | None]  # a plan's condition: photo, reference, direction, premise (or None)
 
 
 @dataclass
@@ -88,7 +97,7 @@ class DepthRelationshipConfig(CatalogueConfig):
     premises_per_level: tuple[int, ...] = per_level(1, 1, 2)  # premise form: photos that each define a reference
     depth_margin: tuple[float, ...] = per_level(0.45, 0.35, 0.3)  # world units (the surface is about 5 across)
     min_visible_px: int = 150
-    max_tries: int = 80  # a rejected draw costs geometry only (no rendering): about 0.15 s
+    max_tries: int = 300  # a rejected draw costs geometry only (no rendering): about 8 ms
 
     def validate(self) -> None:
         super().validate()
@@ -152,7 +161,8 @@ class Scene:
     margin: float
     premises: int  # premise form: photos that each define a reference
     look: Look  # the floor and the light
-    ends_rank: int  # the rank the answer's count of ends fills among the options' (_ends_ranks)
+    more_ends: bool  # whether the answer's count of ends is the options' highest, else their lowest (_ends_even)
+    sum_high: bool  # whether the answer's toward sum tops that of the other option a reader keeps (_pair_balanced)
 
 
 class DepthRelationship(Task):
@@ -160,9 +170,9 @@ class DepthRelationship(Task):
     category = "spatial"
     description = "Depth orders read in several photos of one scene and combined: each photo settles part of it"
     Config = DepthRelationshipConfig
-    # question form, scene family and where the answer's count of ends ranks (_ends_ranks) of an index, balanced over
-    # every block
-    variants = 2 * len(FAMILIES) * 4
+    # question form, scene family, and whether the answer has the most ends (_ends_even) and tops the other kept
+    # option's toward sum (_pair_balanced), of an index: balanced over every block
+    variants = 2 * len(FAMILIES) * 2 * 2
 
     def knobs(self, level: int) -> dict[str, Any]:
         c, i = self.config, self.levels.index(level)
@@ -204,7 +214,8 @@ class DepthRelationship(Task):
             float(k["depth_margin"]),
             premises,
             family_look(rng, family, self.config.backdrops),
-            v // (2 * len(FAMILIES)) % 4,
+            bool(v // (2 * len(FAMILIES)) % 2),
+            bool(v // (4 * len(FAMILIES)) % 2),
         )
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int, variant: int | None = None) -> Question:
@@ -465,8 +476,11 @@ def _plan_order(scene: Scene, depth: np.ndarray, clear: np.ndarray, rng: np.rand
                     shuffled = [spare[int(k)] for k in rng.permutation(len(spare))]
                     for extra in itertools.combinations(shuffled, 3 - c):
                         picked = list(ds) + list(extra)
-                        if scene.ends_rank not in _ends_ranks(depth, a, picked) or not all(
-                            _premise_needed(depth, conds, picked, xs, k, margin) for k in range(len(premises))
+                        if not all(_premise_needed(depth, conds, picked, xs, k, margin) for k in range(len(premises))):
+                            continue
+                        options = [a, *picked]
+                        if not _ends_even(depth, options, scene.more_ends) or not _pair_balanced(
+                            depth, options, conds, scene.sum_high, scene.more_ends
                         ):
                             continue
                         picked = [picked[int(k)] for k in rng.permutation(3)]
@@ -474,17 +488,65 @@ def _plan_order(scene: Scene, depth: np.ndarray, clear: np.ndarray, rng: np.rand
     return None
 
 
-def _ends_ranks(depth: np.ndarray, answer: int, distractors: list[int]) -> range:
-    """The ranks (0 = fewest) the answer's count of ends fills among the four options' counts, ties spanning
-    several; an option's count of ends is the number of photos in which it stands nearest or farthest of the options.
-    A plan is kept when the scene's drawn rank (balanced over indices) is among these, so the answer stands at an end
-    as often as a wrong option. Without it each wrong option stands at an end of the photo whose condition it alone
-    fails, the answer seldom: a reader who never looked for the references found the answer as the option least
-    often at an end (90% with the named form at level 2, 39% with premises)."""
-    d = depth[:, [answer, *distractors]]
-    count = np.bincount(d.argmin(axis=1), minlength=d.shape[1]) + np.bincount(d.argmax(axis=1), minlength=d.shape[1])
-    below = int((count < count[0]).sum())
-    return range(below, below + int((count == count[0]).sum()))
+def _ends_even(depth: np.ndarray, options: list[int], more_ends: bool) -> bool:
+    """Whether the options' counts of ends (``_ends``) differ by one at most, and the answer's (first) is the highest
+    of them when ``more_ends`` says so, else the lowest (all equal fits either)."""
+    count = _ends(depth, options)
+    return count.max() - count.min() <= 1 and count[0] == (count.max() if more_ends else count.min())
+
+
+def _reader_choices(depth: np.ndarray, options: list[int], conds: list[Condition]) -> list[int]:
+    """The options (positions in ``options``) that a reader who knows how the plans are made, and sees where the
+    options stand in every condition photo, cannot rule out without finding the references. Each reference cuts its
+    photo's options in two, seen from the asked direction: those beyond the cut fail. An option can be the answer
+    when cuts short of it fail every other option, each photo's cut failing one that no other photo's does."""
+    orders = []
+    for v, _, d, _ in conds:
+        toward = -depth[v, options] if d == "nearer" else depth[v, options]
+        orders.append([int(k) for k in toward.argsort()])  # from the far end against the direction
+    everyone = set(range(len(options)))
+    out = []
+    for x in everyone:
+        cuts = [[set(o[:f]) for f in range(o.index(x) + 1)] for o in orders]
+        for failing in itertools.product(*cuts):
+            if set().union(*failing) == everyone - {x} and all(
+                failing[k] - set().union(*(f for j, f in enumerate(failing) if j != k)) for k in range(len(failing))
+            ):
+                out.append(x)
+                break
+    return out
+
+
+def _pair_balanced(
+    depth: np.ndarray, options: list[int], conds: list[Condition], sum_high: bool, more_ends: bool
+) -> bool:
+    """Whether a reader who never finds the references keeps exactly two options (``_reader_choices``), the answer
+    (first) and one more, that other has the options' lowest count of ends when the answer has their highest
+    (``more_ends``) and the highest when it has the lowest, and the answer's toward sum (``_toward_sum``) is higher
+    than the other's when ``sum_high`` says so, else lower (a tie fits either)."""
+    kept = _reader_choices(depth, options, conds)
+    if len(kept) != 2:
+        return False
+    other = kept[0] if kept[1] == 0 else kept[1]
+    ends, toward = _ends(depth, options), _toward_sum(depth, options, conds)
+    return ends[other] == (ends.min() if more_ends else ends.max()) and (
+        toward[0] == toward[other] or (toward[0] > toward[other]) == sum_high
+    )
+
+
+def _toward_sum(depth: np.ndarray, options: list[int], conds: list[Condition]) -> np.ndarray:
+    """Each option's place toward each condition's direction among the options (0 to 3), added up over the photos."""
+    total = np.zeros(len(options))
+    for v, _, d, _ in conds:
+        toward = -depth[v, options] if d == "nearer" else depth[v, options]
+        total += toward.argsort().argsort()
+    return total
+
+
+def _ends(depth: np.ndarray, options: list[int]) -> np.ndarray:
+    """Each option's count of ends: the photos in which it stands nearest or farthest of the options."""
+    d = depth[:, options]
+    return np.bincount(d.argmin(axis=1), minlength=len(options)) + np.bincount(d.argmax(axis=1), minlength=len(options))
 
 
 @functools.cache
@@ -495,7 +557,7 @@ def _arrangements(n: int, k: int) -> np.ndarray:
 
 def _premise_needed(
     depth: np.ndarray,
-    conds: list[tuple[int, int, str, int | None]],
+    conds: list[Condition],
     options: list[int],
     xs: list[int],
     k: int,
