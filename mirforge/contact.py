@@ -15,7 +15,7 @@ from mirforge.errors import InputError
 
 THUMB = 150
 LABEL_H = 16  # the "Image k" strip above each thumbnail, off the picture (a panel may carry its own tag there)
-TEXT_H = 118
+LINE_H = 14  # one line of text under the thumbnails
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 
 
@@ -43,13 +43,13 @@ def _row(dataset: Dataset, rec: dict, per_line: int) -> np.ndarray:
     strip = np.vstack(
         [np.pad(line, ((0, 0), (0, width - line.shape[1]), (0, 0)), constant_values=255) for line in lines]
     )
-    text = np.full((TEXT_H, strip.shape[1], 3), 255, np.uint8)
     options = "  ".join(f"{k}: {v}" for k, v in rec["options"].items())
     chars = max(40, strip.shape[1] // 6)
-    text_lines = textwrap.wrap(f"{rec['id']}  Q: {rec['question']}", chars)[:5] + textwrap.wrap(options, chars)[:2]
+    text_lines = textwrap.wrap(f"{rec['id']}  Q: {rec['question']}", chars) + textwrap.wrap(options, chars)
     text_lines.append(f"answer: {rec['answer']}   level {rec['difficulty']['level']}")
+    text = np.full((LINE_H * len(text_lines) + 6, strip.shape[1], 3), 255, np.uint8)  # the whole text, never cut
     for n, line in enumerate(text_lines):
-        cv2.putText(text, line, (4, 14 + 14 * n), FONT, 0.36, (0, 0, 0), 1, cv2.LINE_AA)
+        cv2.putText(text, line, (4, LINE_H * (n + 1)), FONT, 0.36, (0, 0, 0), 1, cv2.LINE_AA)
     return np.vstack([strip, text, np.full((6, strip.shape[1], 3), 255, np.uint8)])
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -204,12 +205,21 @@ def test_contact_sheet(reference, tmp_path):
     sheet = cv2.imread(str(out))
     assert sheet is not None and sheet.shape[0] > 2 * 150  # two rows of thumbnails with their text
     # every image is shown: an instance with more images than fit on a line gets a second line of thumbnails
-    from mirforge.contact import THUMB, contact_sheet
+    from mirforge.contact import LINE_H, THUMB, contact_sheet
 
     six = contact_sheet(reference, "view_3d", count=1)
     assert contact_sheet(reference, "view_3d", count=1, per_line=4).shape[0] >= six.shape[0] + THUMB
     proc = mirforge("contact", str(reference), "--task", "yes_but", "--out", str(out), check=False)
     assert proc.returncode == 2 and "no instances of yes_but" in proc.stderr
+    # the whole question is shown, however long: the text strip grows with it
+    longer = tmp_path / "longer"
+    shutil.copytree(reference, longer)
+    shard = sorted((longer / "instances" / "view_3d").rglob("*.jsonl"))[0]
+    records = [json.loads(line) for line in shard.read_text().splitlines()]
+    records[0]["question"] += " Look again." * 60
+    shard.write_text("".join(json.dumps(r) + "\n" for r in records))
+    first = contact_sheet(reference, "view_3d", count=1)
+    assert contact_sheet(longer, "view_3d", count=1).shape[0] >= first.shape[0] + 5 * LINE_H
 
 
 def test_the_renderer_travels_in_the_run_spec_and_show_reads_it_from_the_manifest(tmp_path):
