@@ -476,12 +476,12 @@ def _plan_order(scene: Scene, depth: np.ndarray, clear: np.ndarray, rng: np.rand
                     shuffled = [spare[int(k)] for k in rng.permutation(len(spare))]
                     for extra in itertools.combinations(shuffled, 3 - c):
                         picked = list(ds) + list(extra)
+                        options = [a, *picked]
+                        if not _ends_even(depth, options, scene.more_ends):  # the cheapest test first
+                            continue
                         if not all(_premise_needed(depth, conds, picked, xs, k, margin) for k in range(len(premises))):
                             continue
-                        options = [a, *picked]
-                        if not _ends_even(depth, options, scene.more_ends) or not _pair_balanced(
-                            depth, options, conds, scene.sum_high, scene.more_ends
-                        ):
+                        if not _pair_balanced(depth, options, conds, scene.sum_high, scene.more_ends):
                             continue
                         picked = [picked[int(k)] for k in rng.permutation(3)]
                         return {"premises": premises, "conditions": conds, "answer": a, "distractors": picked}
