@@ -155,7 +155,9 @@ def test_sigkill_of_one_worker_is_survived_with_the_same_bytes(uninterrupted, tm
         while not (workers := spawned_workers(proc.pid)) and time.time() < deadline and proc.poll() is None:
             time.sleep(0.05)
         assert workers and proc.poll() is None, "no worker process appeared"
-        time.sleep(1.0)
+        # early, while every shard is still to do: the whole run takes ~1.5 s here, and a worker found a second
+        # before was once gone by the kill
+        time.sleep(0.2)
         os.kill(workers[0], signal.SIGKILL)
         try:
             _, stderr = proc.communicate(timeout=300)
