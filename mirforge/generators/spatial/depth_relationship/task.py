@@ -31,7 +31,7 @@ the asked direction. Two readers who never find the references follow from that,
   leave the answer alone in 68 / 49 / 79% of questions by level, and that reader was right in 84 / 75 / 90% (300
   questions each, seed 37002); adding up each option's place toward the directions did nearly as well (79 / 64 /
   83). The plans now keep exactly two, the answer's summed place and its count of ends higher than the other kept
-  option's as often as lower (``_pair_balanced``): every such reader reads 50%, at about five times the draws per
+  option's as often as lower (``_pair_balanced``): every such reader reads 50% at most, at five times the draws per
   question (8 ms each, no rendering).
 
 Three conditions (one per photo, each wrong option failing one) let the reader of directions drop all three, 100%
