@@ -90,19 +90,20 @@ def test_every_photo_is_needed(task, hard):
     assert forms[("named", 2)] == 3 and forms[("premise", 3)] and forms[("premise", 4)], forms
 
 
+def _picked(scene, question):
+    names = [o.name for o in scene.objects]
+    return [names.index(n) for n in question.facts["options"]]
+
+
 def _depths(scene, question, size):
     """Per photo, the options' depths (what the conditions compare)."""
-    names = [o.name for o in scene.objects]
-    picked = [names.index(n) for n in question.facts["options"]]
-    return [[centres(scene.objects, cam, size)[1][i] for i in picked] for cam in scene.cameras]
+    return [[centres(scene.objects, cam, size)[1][i] for i in _picked(scene, question)] for cam in scene.cameras]
 
 
 def _feet(scene, question, size):
     """Per photo, how high the options' feet stand in the picture (the lowest rows of their projected boxes,
     negated: smaller is nearer, as a detector reads it)."""
-    names = [o.name for o in scene.objects]
-    picked = [names.index(n) for n in question.facts["options"]]
-    return [[-view_boxes(scene.objects, cam, size)[i, 3] for i in picked] for cam in scene.cameras]
+    return [[-view_boxes(scene.objects, cam, size)[i, 3] for i in _picked(scene, question)] for cam in scene.cameras]
 
 
 def _share(answer, chosen):

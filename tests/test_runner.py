@@ -218,8 +218,7 @@ def test_contact_sheet(reference, tmp_path):
     records = [json.loads(line) for line in shard.read_text().splitlines()]
     records[0]["question"] += " Look again." * 60
     shard.write_text("".join(json.dumps(r) + "\n" for r in records))
-    first = contact_sheet(reference, "view_3d", count=1)
-    assert contact_sheet(longer, "view_3d", count=1).shape[0] >= first.shape[0] + 5 * LINE_H
+    assert contact_sheet(longer, "view_3d", count=1).shape[0] >= six.shape[0] + 5 * LINE_H
 
 
 def test_the_renderer_travels_in_the_run_spec_and_show_reads_it_from_the_manifest(tmp_path):

@@ -498,10 +498,10 @@ def _plan_order(
     return None
 
 
-def _ends_even(depth: np.ndarray, options: list[int], more_ends: bool) -> bool:
+def _ends_even(seen: np.ndarray, options: list[int], more_ends: bool) -> bool:
     """Whether the options' counts of ends (``_ends``) differ by one at most, and the answer's (first) is the highest
     of them when ``more_ends`` says so, else the lowest (all equal fits either)."""
-    count = _ends(depth, options)
+    count = _ends(seen, options)
     return count.max() - count.min() <= 1 and count[0] == (count.max() if more_ends else count.min())
 
 
@@ -510,10 +510,7 @@ def _reader_choices(depth: np.ndarray, options: list[int], conds: list[Condition
     options stand in every condition photo, cannot rule out without finding the references. Each reference cuts its
     photo's options in two, seen from the asked direction: those beyond the cut fail. An option can be the answer
     when cuts short of it fail every other option, each photo's cut failing one that no other photo's does."""
-    orders = []
-    for v, _, d, _ in conds:
-        toward = -depth[v, options] if d == "nearer" else depth[v, options]
-        orders.append([int(k) for k in toward.argsort()])  # from the far end against the direction
+    orders = [[int(k) for k in _toward(depth, c, options).argsort()] for c in conds]  # from the failing end
     everyone = set(range(len(options)))
     out = []
     for x in everyone:
@@ -546,16 +543,19 @@ def _pair_balanced(
 
 def _toward_sum(depth: np.ndarray, options: list[int], conds: list[Condition]) -> np.ndarray:
     """Each option's place toward each condition's direction among the options (0 to 3), added up over the photos."""
-    total = np.zeros(len(options))
-    for v, _, d, _ in conds:
-        toward = -depth[v, options] if d == "nearer" else depth[v, options]
-        total += toward.argsort().argsort()
-    return total
+    return sum((_toward(depth, c, options).argsort().argsort() for c in conds), np.zeros(len(options)))
 
 
-def _ends(depth: np.ndarray, options: list[int]) -> np.ndarray:
-    """Each option's count of ends: the photos in which it stands nearest or farthest of the options."""
-    d = depth[:, options]
+def _toward(depth: np.ndarray, cond: Condition, options: list[int]) -> np.ndarray:
+    """The options' depths in the condition's photo, signed to grow toward its asked direction."""
+    v, _, direction, _ = cond
+    return -depth[v, options] if direction == "nearer" else depth[v, options]
+
+
+def _ends(seen: np.ndarray, options: list[int]) -> np.ndarray:
+    """Each option's count of ends: the photos in which it looks nearest or farthest of the options (``seen``: per
+    photo and object, a value that grows away from the camera)."""
+    d = seen[:, options]
     return np.bincount(d.argmin(axis=1), minlength=len(options)) + np.bincount(d.argmax(axis=1), minlength=len(options))
 
 
