@@ -8,7 +8,8 @@
 - **opt-alone**: a cross-validated classifier that scores each option image on its own features, one at a time;
 - **opt-only**: a cross-validated classifier that sees only the option images, each against its siblings;
 - **placement**: a cross-validated scorer of where each option's object is in the pictures, from the record's
-  regions (perfect perception, no reasoning): how low and how large it is among the options' objects;
+  regions (perfect perception, no reasoning): how low and how large it is among the options' objects
+  (:mod:`mirforge.placement`), a conditional logit per difficulty level;
 - **one-image**: for each position among the other (evidence) images, a cross-validated classifier that sees that
   one image and predicts the answer's text (for options like "Image 4", that is the letter); each option gets the
   score of its text. Each fold is scored at the position that did best on the other folds; every position tried
@@ -32,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from mirforge.audit_stats import Shortcut, chosen_text, fold_of, out_of_fold, pick_credit, picked_or_avoided
+from mirforge.placement import fit_odds, option_boxes, placement_features
 
 IMAGE_REF = re.compile(r"\bimage\s+(\d+)\b", re.IGNORECASE)
 THUMB = 64  # side of the thumbnails the consensus scores compare
@@ -193,47 +195,27 @@ def object_name(text: str) -> str:
 
 def placement_rows(record: dict[str, Any]) -> np.ndarray | None:
     """Per option, where its object is among the options' objects in the evidence images, from the record's regions
-    (what a perfect detector sees, nothing the question says): how often it is in a picture, its mean rank by the
-    lowest row of its box (lower in the picture is nearer on a floor) and by its area, and how often it is the
-    lowest, the highest, the largest or the smallest, and whether it is never the lowest nor the highest. Against
-    the other options' mean. None unless every option names an object boxed in some picture."""
+    (:func:`mirforge.placement.placement_features`). None unless every option names an object boxed in some
+    picture."""
     names = [object_name(t) for t in record["options"].values()]
-    boxes: dict[int, dict[str, list[int]]] = {}
-    for region in record.get("regions") or []:
-        name = object_name(str(region.get("name", "")))
-        if name in names and isinstance(region.get("box"), list):
-            boxes.setdefault(int(region["image"]), {})[name] = region["box"]
-    if not all(any(n in b for b in boxes.values()) for n in names) or len(set(names)) < len(names):
+    n_images = len(record["images"])
+    found = [
+        (int(r["image"]), object_name(str(r.get("name", ""))), r["box"])
+        for r in record.get("regions") or []
+        if isinstance(r.get("box"), list)
+    ]
+    boxes = option_boxes(found, names, n_images)
+    boxed = ~np.isnan(boxes).any(axis=2)
+    if not boxed.any(axis=0).all() or len(set(names)) < len(names):
         return None
-    k, n_images = len(names), max(len(record["images"]), 1)
-    total = np.zeros((k, 7))
-    for found in boxes.values():
-        present = [i for i, n in enumerate(names) if n in found]
-        if len(present) < 2:
-            continue
-        box = np.array([found[names[i]] for i in present], float)
-        bottom, area = box[:, 3], (box[:, 2] - box[:, 0]) * (box[:, 3] - box[:, 1])
-        for j, i in enumerate(present):
-            total[i] += [
-                1,
-                (bottom < bottom[j]).mean(),
-                (area < area[j]).mean(),
-                bottom[j] == bottom.max(),
-                bottom[j] == bottom.min(),
-                area[j] == area.max(),
-                area[j] == area.min(),
-            ]
-    seen = np.maximum(total[:, :1], 1)
-    rows = np.concatenate([total[:, :1] / n_images, total[:, 1:3] / seen, total[:, 3:7] / n_images], axis=1)
-    never = ((total[:, 0] > 0) & (total[:, 3] == 0) & (total[:, 4] == 0)).astype(float)[:, None]
-    rows = np.concatenate([rows, never], axis=1)
-    return rows - rows.mean(axis=0)
+    return placement_features(boxes, n_images)
 
 
 def placement(records: list[dict[str, Any]], correct: list[int], fold: np.ndarray, folds: int) -> Shortcut:
     """A cross-validated scorer of where each option's object is in the pictures (:func:`placement_rows`): perfect
-    perception without reasoning. A plan that rules each wrong option out by a condition it alone fails tends to
-    leave it at an end of the options' depth order, and the answer in the middle, which no pixel feature shows."""
+    perception without reasoning. A conditional logit per difficulty level (and option count): the levels' photos
+    differ in number and role, and a pattern one level shows another may reverse (a scorer pooled over the levels
+    read 29-31% on depth_relationship where one per level read 33-36% at level 2)."""
     label = "region baseline placement (where the options' objects are, not what the question asks)"
     rows, which = [], []
     for i, r in enumerate(records):
@@ -241,9 +223,24 @@ def placement(records: list[dict[str, Any]], correct: list[int], fold: np.ndarra
         if found is not None:
             rows.append(found)
             which.append(i)
-    if not which:
-        return Shortcut("placement", label, None, 0, 0.0)
-    return classified("placement", label, rows, which, records, correct, fold, folds)
+    if len(which) < 2 * folds:
+        why = f"{len(which)} instances, fewer than 2 per fold" if which else ""
+        return Shortcut("placement", label, None, len(which), 0.0, why_not=why)
+    answers, mine = [correct[i] for i in which], fold[which]
+    groups: dict[tuple[int | None, int], list[int]] = {}
+    for t, i in enumerate(which):
+        groups.setdefault((level_of(records[i]), len(rows[t])), []).append(t)
+    credit = np.zeros(len(which))
+    for (_, k), group in groups.items():
+        credit[group] = 1.0 / k  # chance, where no other fold holds this group
+        for f in np.unique(mine[group]):
+            train = [u for u in group if mine[u] != f]
+            if not train:
+                continue
+            w = fit_odds(np.stack([rows[u] for u in train]), np.array([answers[u] for u in train]))
+            for t in (u for u in group if mine[u] == f):
+                credit[t] = pick_credit(rows[t] @ w, answers[t])
+    return summarise("placement", label, credit, which, records)
 
 
 def summarise(
