@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "f22a86a2ff89082b96b8ea337fea8c3346703da1235cb6d520493e82953e729b",
-    ("all", 20, 3): "23eb75bc9916e3f40807c523a2862bd141de60188aeda8d200b19c5716e7b4bc",
+    ("all", 3, 3): "209e66a191fc38de2634b2b1a4303c372362a4ba4cd3dd46d91224a5f019f473",
+    ("all", 20, 3): "fb99d655f5c2197c65c81ece21346e1a7ab68bc3a18b973e86173c7abc4fc940",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 
