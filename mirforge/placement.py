@@ -13,8 +13,6 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-N_FEATURES = 8
-
 
 def option_boxes(regions: Iterable[tuple[int, str, Sequence[float]]], names: list[str], n_images: int) -> np.ndarray:
     """The boxes of the objects ``names`` (pictures x names x 4, NaN where one is not boxed) from regions given as
@@ -28,7 +26,7 @@ def option_boxes(regions: Iterable[tuple[int, str, Sequence[float]]], names: lis
 
 
 def placement_features(boxes: np.ndarray, n_images: int) -> np.ndarray:
-    """Feature rows (options x ``N_FEATURES``) from ``boxes`` (pictures x options x [x0, y0, x1, y1], NaN where an
+    """Feature rows (options x 8) from ``boxes`` (pictures x options x [x0, y0, x1, y1], NaN where an
     option's object is not in the picture); ``n_images``: the pictures of the instance, boxed or not."""
     k = boxes.shape[1]
     total = np.zeros((k, 7))

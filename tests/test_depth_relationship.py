@@ -3,9 +3,13 @@ photos, no text shortcut, level knobs, scene families, config errors."""
 
 from __future__ import annotations
 
+import ast
 import copy
 import itertools
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -252,6 +256,19 @@ def test_the_verifier_thins_by_where_the_options_stand_in_the_rendered_photos(ta
         task.verify(above, rendered)
     unthinned = make_task("depth_relationship", even_placement=False)
     assert unthinned.verify(above, rendered) == question.answer
+
+
+def test_the_fitting_script_reads_an_unthinned_split(tmp_path):
+    """scripts/fit_depth_placement.py, as its docstring runs it: weights for every shape the split holds."""
+    out = tmp_path / "fit"
+    args = ["--tasks", "depth_relationship", "--n", "30", "--seed", "5", "--out", str(out), "-q"]
+    assert run_cli("generate", *args, "--set", "depth_relationship.even_placement=false") == 0
+    script = Path(__file__).parents[1] / "scripts" / "fit_depth_placement.py"
+    done = subprocess.run([sys.executable, str(script), str(out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    weights = ast.literal_eval(done.stdout[done.stdout.index("{") :])
+    assert set(weights) == set(PLACEMENT_WEIGHTS) and all(len(w) == 8 for w in weights.values()), weights
+    assert "held out (5 folds)" in done.stdout
 
 
 def test_text_alone_does_not_give_the_answer(asked):
