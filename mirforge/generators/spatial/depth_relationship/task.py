@@ -26,8 +26,9 @@ the asked direction. Two readers who never find the references follow from that,
   unthinned questions by level (1,600 each, 5 folds). So the verifier thins the questions (``_thinned``): each is
   kept with the chance that brings the scorer's odds of its answer down to those of the option the scorer likes
   least (``keep_chance``, weights in ``PLACEMENT_WEIGHTS``, fitted by ``scripts/fit_depth_placement.py``), and
-  among the kept questions the answer is no likelier to be the scorer's favourite: the same scorer reads 25.9 /
-  23.7 / 26.3% (3,600 questions, seed 38012), for 0.96x the questions per second.
+  among the kept questions the answer is no likelier to be the scorer's favourite: the audit's placement baseline
+  (such a scorer per level) reads 25.9 / 23.7 / 26.3% (3,600 questions, seed 38012), for 0.96x the questions per
+  second.
 - a reader of the directions who knows how the plans are made: each reference cuts its photo's options in two, so
   only an option that cuts short of it can leave as the lone survivor may be the answer (``_reader_choices``). With
   two conditions that leaves two options at most, whatever the photos show (every order of four options in two
