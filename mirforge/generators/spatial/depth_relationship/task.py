@@ -117,7 +117,9 @@ class DepthRelationshipConfig(CatalogueConfig):
     depth_margin: tuple[float, ...] = per_level(0.45, 0.35, 0.3)  # world units (the surface is about 5 across)
     min_visible_px: int = 150
     max_tries: int = 500  # a rejected draw costs geometry only (no rendering): about 8 ms
-    even_placement: bool = True  # thin the questions so that where the options' objects stand says nothing (_thinned)
+    # thin the questions so that where the options' objects stand says nothing (_thinned); a question shape that
+    # PLACEMENT_WEIGHTS does not hold (a custom config's) goes unthinned
+    even_placement: bool = True
 
     def validate(self) -> None:
         super().validate()
@@ -284,7 +286,9 @@ class DepthRelationship(Task):
             said.append(f"{_dir_text(c['dir'])} the camera than {ref} in Image {c['image'] + 1}")
         ask = "Which object is " + _join(said)
         facts = {**base, "conditions": conds, "premises": premises, "options": [names[i] for i in chosen]}
-        facts["thinning_draw"] = float(rng.uniform())  # see _thinned, once the pictures are measured
+        # see _thinned, once the pictures are measured; drawn with thinning off too, so that switching it keeps the
+        # same questions and only changes which are refused
+        facts["thinning_draw"] = float(rng.uniform())
         return Question(text=text + ask + "?", options=[f"The {names[i]}" for i in chosen], answer=slot, facts=facts)
 
     # -- rendering and verification ----------------------------------------------------------------------------
