@@ -19,7 +19,9 @@ cell is told apart by one landmark of its own. The level's grid is used by every
   no candidate is the others' consensus; the hole is an inner cell whose tile shows more detail than a drawn number
   (0 to 3) of its near misses, so the busiest candidate is the answer no more often than the others.
 - ``neighbour`` (level 3): Image 1 one tile; Images 2 to 5 candidate tiles (option images); which one joins it on
-  the named side? No picture is shown: only the edges tell.
+  the named side? No picture is shown: only the edges tell. The answer is a neighbour of the reference, so an inner
+  cell is the answer more often than a corner; distractor cells are drawn in the same proportion (see
+  :func:`_degree`), so a tile from the picture's middle is not the answer more often than the others.
 
 The verifier works on the rendered images only: it shrinks a tile to a cell and compares it with the picture (mean
 absolute difference), pastes a candidate into the hole and measures the colour jump around it, or measures the jump
@@ -308,7 +310,10 @@ class ImagePuzzle(Task):
             fine = [x for x in others if _clear(best, _edge_cost(tiles[ref], tiles[x], side), self.config)]
             if len(fine) < 3 or best > 12:
                 continue  # a plain edge (sky to sky): no tile would join it clearly
-            picked = [fine[int(i)] for i in rng.permutation(len(fine))[:3]]
+            # the answer is a neighbour of the reference, so an inner cell (four neighbours) is the answer twice as
+            # often as a corner (two): distractors drawn alike, or the tile from the picture's middle is the answer
+            weight = np.array([_degree(x, g) for x in fine], float)
+            picked = [fine[int(i)] for i in rng.choice(len(fine), 3, replace=False, p=weight / weight.sum())]
             cands = place(true, picked, slot)
             facts = {
                 "kind": "neighbour",
@@ -652,6 +657,11 @@ def _coset_distractors(rng: np.random.Generator, truth: tuple[int, ...]) -> list
     like a top left corner gave the answer: 41.5% from one image alone, at n = 301.)"""
     others = [_compose(truth, w) for w in ROW_SWAPS[1:]]
     return [others[int(i)] for i in rng.permutation(len(others))]
+
+
+def _degree(cell: tuple[int, int], g: int) -> int:
+    """How many cells of a ``g x g`` grid share a side with ``cell``."""
+    return sum(0 <= cell[0] + dr < g and 0 <= cell[1] + dc < g for dr, dc in SIDES.values())
 
 
 def _cell_name(cell: tuple[int, int], g: int) -> str:
