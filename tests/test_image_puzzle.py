@@ -10,7 +10,16 @@ import pytest
 
 from mirforge.errors import InputError, Reject
 from mirforge.generators.sequential.image_puzzle.pictures import FAMILIES, PIXEL_BLOCK, STYLES, describe, draw_picture
-from mirforge.generators.sequential.image_puzzle.task import ROW_SWAPS, _coset_distractors, _crop, _detail, _picture
+from mirforge.generators.sequential.image_puzzle.task import (
+    ROW_SWAPS,
+    _coset_distractors,
+    _crop,
+    _detail,
+    _look,
+    _look_gap,
+    _picture,
+    _tile,
+)
 
 from conftest import accepted, ask_only, generate, make_task, record
 
@@ -162,7 +171,7 @@ def test_where2_options_are_every_pairing_of_two_cells_per_tile(task):
 
 def test_near_miss_candidates_form_a_block_with_the_answer_at_any_corner(task):
     """Level 3's missing-tile candidates: a 2 x 2 block of half-cell steps with the true tile at any corner, so no
-    candidate is the others' consensus; the true tile shows more detail than exactly ``detail_rank`` near misses
+    candidate is the others' consensus; the true tile shows more detail than exactly ``rank`` near misses
     (drawn per index), so how busy a candidate looks does not pick it either. (The corner is drawn before the picture
     is looked at, and every half-cell shift around a hole is checked, whichever corner is drawn.)"""
     corners, ranks = Counter(), Counter()
@@ -182,30 +191,41 @@ def test_near_miss_candidates_form_a_block_with_the_answer_at_any_corner(task):
         corners[(rows.index(true[0]), cols.index(true[1]))] += 1
         pic = _picture(scene.family, scene.style, scene.seed, scene.grid)
         detail = [_detail(_crop(pic.img, p)) for p in cands]
-        assert sum(d < detail[q.answer] for d in detail) == scene.detail_rank
-        ranks[scene.detail_rank] += 1
+        assert sum(d < detail[q.answer] for d in detail) == scene.rank
+        ranks[scene.rank] += 1
     assert sum(corners.values()) >= 40 and len(corners) == 4, corners
     assert len(ranks) == 4 and min(ranks.values()) >= 6, ranks  # every rank is found, the least detailed too
 
 
-def test_neighbour_distractors_come_from_cells_placed_like_the_answers(task):
+def test_neighbour_distractors_are_placed_and_look_like_the_answers(task):
     """The answer is a neighbour of the reference tile, so an inner cell (four neighbours) is the answer twice as
-    often as a corner: distractors drawn uniformly made the tile from the picture's middle the answer (options-only
-    classifier 27.2% at n = 3000, the answer's cell alone 31.0%). Drawn in proportion to their neighbours, inner
-    cells are as common among the distractors as among the answers."""
+    often as a corner, and neighbours look alike. Distractors drawn uniformly from the clearly wrong tiles made the
+    tile from the picture's middle the answer (its cell alone: 31.0% at n = 3000) and the tile most like the
+    reference the answer in 47% (n = 1200); balanced on that alone, the odd one out in 33% (n = 600). Distractors are
+    drawn in proportion to their neighbours, and so that the answer is exactly ``rank`` places from the candidate most
+    like the reference and ``apart`` places from the odd one out."""
     inner = {"answer": [], "distractor": []}
+    ranks = Counter()
     for i in range(1, 600, 2):
-        scene = task.sample(np.random.default_rng(i), 3, variant=i % 8)
+        scene = task.sample(np.random.default_rng(i), 3, variant=i % 32)
         try:
             q = task.ask(scene, np.random.default_rng([i, 1]), i // 2 % 4)
         except Reject:
             continue
-        g = q.facts["grid"]
-        for k, (r, c) in enumerate(q.facts["candidates"]):
+        f = q.facts
+        g = f["grid"]
+        for k, (r, c) in enumerate(f["candidates"]):
             inner["answer" if k == q.answer else "distractor"].append(0 < r < g - 1 and 0 < c < g - 1)
-    assert len(inner["answer"]) >= 250, len(inner["answer"])
+        pic = _picture(scene.family, scene.style, scene.seed, g)
+        looks = [_look(_tile(pic.img, tuple(x))) for x in f["candidates"]]
+        gaps = [_look_gap(_look(_tile(pic.img, tuple(f["ref"]))), x) for x in looks]
+        apart = [np.mean([_look_gap(x, y) for y in looks if y is not x]) for x in looks]
+        assert sum(d < gaps[q.answer] for d in gaps) == scene.rank
+        assert sum(d > apart[q.answer] for d in apart) == scene.apart
+        ranks[scene.rank, scene.apart] += 1
+    assert len(ranks) == 16 and min(ranks.values()) >= 10, ranks
     shares = {k: float(np.mean(v)) for k, v in inner.items()}
-    assert abs(shares["answer"] - shares["distractor"]) < 0.05 and shares["distractor"] > 0.28, shares
+    assert abs(shares["answer"] - shares["distractor"]) < 0.07, shares  # drawn uniformly: 0.09 apart
 
 
 def test_captions_describe_what_each_tile_shows(task):

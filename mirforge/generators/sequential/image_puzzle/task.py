@@ -21,7 +21,9 @@ cell is told apart by one landmark of its own. The level's grid is used by every
 - ``neighbour`` (level 3): Image 1 one tile; Images 2 to 5 candidate tiles (option images); which one joins it on
   the named side? No picture is shown: only the edges tell. The answer is a neighbour of the reference, so an inner
   cell is the answer more often than a corner; distractor cells are drawn in the same proportion (see
-  :func:`_degree`), so a tile from the picture's middle is not the answer more often than the others.
+  :func:`_degree`). Neighbours also look alike, so the answer's rank in likeness to the reference and its rank in
+  likeness to the other candidates (see :func:`_look_gap`) are drawn per index: neither the candidate most like the
+  reference nor the odd one out is the answer more often than the others.
 
 The verifier works on the rendered images only: it shrinks a tile to a cell and compares it with the picture (mean
 absolute difference), pastes a candidate into the hole and measures the colour jump around it, or measures the jump
@@ -56,6 +58,7 @@ ROWS = {2: ("top", "bottom"), 3: ("top", "middle", "bottom"), 4: ("top", "upper 
 COLS = {2: ("left", "right"), 3: ("left", "centre", "right"), 4: ("far left", "left", "right", "far right")}
 HOLE = (128, 128, 128)
 HOLE_EDGE = (40, 40, 40)
+NEIGHBOUR_DRAWS = 24  # distractor triples drawn per reference tile and side before the next pair is tried
 PLAIN_STD = 6.0  # below this colour spread (per channel) a tile shows nothing to place it by
 LEVEL_KINDS = (("where2", "arrangement"), ("where2", "missing"), ("missing", "neighbour"))
 SIDES = {"right": (0, 1), "left": (0, -1), "below": (1, 0), "above": (-1, 0)}
@@ -109,7 +112,10 @@ class Scene:
     grid: int
     kind: str
     level: int
-    detail_rank: int  # level 3's missing tile: how many near misses show less detail than the true tile (0 to 3)
+    # level 3, drawn per index (balanced), 0 to 3: for a missing tile, how many near misses show less detail than the
+    # true tile; for a neighbour, how many distractors look more like the reference tile than the answer does
+    rank: int
+    apart: int  # level 3's neighbour: how many candidates look less like the other candidates than the answer (0 to 3)
 
 
 class ImagePuzzle(Task):
@@ -118,7 +124,7 @@ class ImagePuzzle(Task):
     description = "Restore a picture cut into tiles: where tiles belong, which fills a hole, which joins another"
     Config = ImagePuzzleConfig
     needs = Needs(renderer=None, cost=0.8)
-    variants = 2 * 4  # the level's question kind, and level 3's detail rank of the true tile (see _ask_missing)
+    variants = 2 * 4 * 4  # the level's question kind, and level 3's ranks of the answer (Scene.rank, Scene.apart)
 
     def knobs(self, level: int) -> dict[str, Any]:
         i = self.levels.index(level)
@@ -140,7 +146,7 @@ class ImagePuzzle(Task):
         family = names[int(rng.integers(len(names)))]
         style = self.config.styles[int(rng.integers(len(self.config.styles)))]
         kind = k["kinds"][v % 2 % len(k["kinds"])]
-        return Scene(family, style, int(rng.integers(2**31)), k["grid"], kind, level, v // 2 % 4)
+        return Scene(family, style, int(rng.integers(2**31)), k["grid"], kind, level, v // 2 % 4, v // 8 % 4)
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
         g = scene.grid
@@ -235,7 +241,7 @@ class ImagePuzzle(Task):
         small = _small_picture(pic.img)
         if near:
             # the block's corner is drawn before anything is looked at; the hole is then an inner cell whose tile
-            # shows more detail than exactly ``detail_rank`` of its near misses (drawn per index, balanced): kept by
+            # shows more detail than exactly ``rank`` of its near misses (drawn per index, balanced): kept by
             # the all-shifts test alone, the true tile was the busiest candidate in 31% and the least busy in 24%
             ka, kb = int(rng.integers(2)), int(rng.integers(2))
             order = [cells[int(i)] for i in rng.permutation(len(cells))]
@@ -244,7 +250,7 @@ class ImagePuzzle(Task):
                 block = [(true[0] + (a - ka) / 2, true[1] + (b - kb) / 2) for a in (0, 1) for b in (0, 1)]
                 detail = [_detail(_crop(pic.img, p)) for p in block]
                 mine = detail[block.index(true)]
-                if sum(d < mine for d in detail) == scene.detail_rank and self._near_misses_clear(pic, small, cell):
+                if sum(d < mine for d in detail) == scene.rank and self._near_misses_clear(pic, small, cell):
                     break
             else:
                 raise Reject("no hole whose tile ranks as drawn in detail among its near misses")
@@ -296,6 +302,7 @@ class ImagePuzzle(Task):
         g = scene.grid
         cells = [(r, c) for r in range(g) for c in range(g)]
         tiles = {x: _tile(pic.img, x) for x in cells}
+        looks = {x: _look(t) for x, t in tiles.items()}
         tries = [(cells[int(i)], side) for i in rng.permutation(len(cells)) for side in SIDES]
         tries = [tries[int(i)] for i in rng.permutation(len(tries))]
         for ref, side in tries:
@@ -313,7 +320,19 @@ class ImagePuzzle(Task):
             # the answer is a neighbour of the reference, so an inner cell (four neighbours) is the answer twice as
             # often as a corner (two): distractors drawn alike, or the tile from the picture's middle is the answer
             weight = np.array([_degree(x, g) for x in fine], float)
-            picked = [fine[int(i)] for i in rng.choice(len(fine), 3, replace=False, p=weight / weight.sum())]
+            # and neighbours look alike: kept by the seams alone, the candidate most like the reference was the answer
+            # in 47%. So the answer's rank in likeness to the reference is drawn (scene.rank), and so is its rank in
+            # likeness to the other candidates (scene.apart): balanced on the first alone, the answer was the odd one
+            # out in 33%
+            for _ in range(NEIGHBOUR_DRAWS):
+                picked = [fine[int(i)] for i in rng.choice(len(fine), 3, replace=False, p=weight / weight.sum())]
+                cands = [looks[x] for x in (true, *picked)]
+                gaps = [_look_gap(looks[ref], c) for c in cands]
+                apart = [np.mean([_look_gap(c, d) for d in cands if d is not c]) for c in cands]
+                if sum(d < gaps[0] for d in gaps) == scene.rank and sum(d > apart[0] for d in apart) == scene.apart:
+                    break
+            else:
+                continue
             cands = place(true, picked, slot)
             facts = {
                 "kind": "neighbour",
@@ -657,6 +676,32 @@ def _coset_distractors(rng: np.random.Generator, truth: tuple[int, ...]) -> list
     like a top left corner gave the answer: 41.5% from one image alone, at n = 301.)"""
     others = [_compose(truth, w) for w in ROW_SWAPS[1:]]
     return [others[int(i)] for i in rng.permutation(len(others))]
+
+
+def _degree(cell: tuple[int, int], g: int) -> int:
+    """How many cells of a ``g x g`` grid share a side with ``cell``."""
+    return sum(0 <= cell[0] + dr < g and 0 <= cell[1] + dc < g for dr, dc in SIDES.values())
+
+
+def _look(tile: np.ndarray) -> np.ndarray:
+    """A tile's look as a whole: its 16 x 16 pixel thumbnail."""
+    return cv2.resize(tile, (16, 16), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+def _look_gap(a: np.ndarray, b: np.ndarray) -> float:
+    """How unlike two looks (:func:`_look`) are: their mean colour difference."""
+    return float(np.abs(a - b).mean())
+
+
+def _degree(cell: tuple[int, int], g: int) -> int:
+    """How many cells of a ``g x g`` grid share a side with ``cell``."""
+    return sum(0 <= cell[0] + dr < g and 0 <= cell[1] + dc < g for dr, dc in SIDES.values())
+
+
+def _look_gap(a: np.ndarray, b: np.ndarray) -> float:
+    """How unlike two tiles look as a whole: the mean colour difference of their 16 x 16 pixel thumbnails."""
+    small_a, small_b = (cv2.resize(t, (16, 16), interpolation=cv2.INTER_AREA).astype(np.float32) for t in (a, b))
+    return float(np.abs(small_a - small_b).mean())
 
 
 def _degree(cell: tuple[int, int], g: int) -> int:
