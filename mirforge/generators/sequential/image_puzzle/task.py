@@ -693,22 +693,6 @@ def _look_gap(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.abs(a - b).mean())
 
 
-def _degree(cell: tuple[int, int], g: int) -> int:
-    """How many cells of a ``g x g`` grid share a side with ``cell``."""
-    return sum(0 <= cell[0] + dr < g and 0 <= cell[1] + dc < g for dr, dc in SIDES.values())
-
-
-def _look_gap(a: np.ndarray, b: np.ndarray) -> float:
-    """How unlike two tiles look as a whole: the mean colour difference of their 16 x 16 pixel thumbnails."""
-    small_a, small_b = (cv2.resize(t, (16, 16), interpolation=cv2.INTER_AREA).astype(np.float32) for t in (a, b))
-    return float(np.abs(small_a - small_b).mean())
-
-
-def _degree(cell: tuple[int, int], g: int) -> int:
-    """How many cells of a ``g x g`` grid share a side with ``cell``."""
-    return sum(0 <= cell[0] + dr < g and 0 <= cell[1] + dc < g for dr, dc in SIDES.values())
-
-
 def _cell_name(cell: tuple[int, int], g: int) -> str:
     r, c = cell
     if g == 3 and (r, c) == (1, 1):
