@@ -320,15 +320,16 @@ class ImagePuzzle(Task):
             # the answer is a neighbour of the reference, so an inner cell (four neighbours) is the answer twice as
             # often as a corner (two): distractors drawn alike, or the tile from the picture's middle is the answer
             weight = np.array([_degree(x, g) for x in fine], float)
+            chance = weight / weight.sum()
             # and neighbours look alike: kept by the seams alone, the candidate most like the reference was the answer
             # in 47%. So the answer's rank in likeness to the reference is drawn (scene.rank), and so is its rank in
             # likeness to the other candidates (scene.apart): balanced on the first alone, the answer was the odd one
             # out in 33%
             for _ in range(NEIGHBOUR_DRAWS):
-                picked = [fine[int(i)] for i in rng.choice(len(fine), 3, replace=False, p=weight / weight.sum())]
-                cands = [looks[x] for x in (true, *picked)]
-                gaps = [_look_gap(looks[ref], c) for c in cands]
-                apart = [np.mean([_look_gap(c, d) for d in cands if d is not c]) for c in cands]
+                picked = [fine[int(i)] for i in rng.choice(len(fine), 3, replace=False, p=chance)]
+                shown = [looks[x] for x in (true, *picked)]  # the answer first
+                gaps = [_look_gap(looks[ref], s) for s in shown]
+                apart = [np.mean([_look_gap(s, t) for t in shown if t is not s]) for s in shown]
                 if sum(d < gaps[0] for d in gaps) == scene.rank and sum(d > apart[0] for d in apart) == scene.apart:
                     break
             else:
@@ -342,7 +343,7 @@ class ImagePuzzle(Task):
                 "candidates": [list(x) for x in cands],
             }
             return facts, [f"Image {2 + i}" for i in range(4)], side
-        raise Reject("no tile edge of this picture is distinctive enough")
+        raise Reject("no tile edge of this picture is distinctive enough, with distractors that rank as drawn")
 
     # -- rendering and verification ----------------------------------------------------------------------------
     def render(self, scene: Scene, question: Question) -> Rendered:
