@@ -223,9 +223,11 @@ def test_neighbour_distractors_are_placed_and_look_like_the_answers(task):
         assert sum(d < gaps[q.answer] for d in gaps) == scene.rank
         assert sum(d > apart[q.answer] for d in apart) == scene.apart
         ranks[scene.rank, scene.apart] += 1
+    assert len(inner["answer"]) >= 250, len(inner["answer"])
     assert len(ranks) == 16 and min(ranks.values()) >= 10, ranks
     shares = {k: float(np.mean(v)) for k, v in inner.items()}
-    assert abs(shares["answer"] - shares["distractor"]) < 0.07, shares  # drawn uniformly: 0.09 apart
+    # drawn uniformly: 0.09 apart; the answers' share has a standard error of about 0.03 here
+    assert abs(shares["answer"] - shares["distractor"]) < 0.07 and shares["distractor"] > 0.28, shares
 
 
 def test_captions_describe_what_each_tile_shows(task):

@@ -686,7 +686,7 @@ def _degree(cell: tuple[int, int], g: int) -> int:
 
 def _look(tile: np.ndarray) -> np.ndarray:
     """A tile's look as a whole: its 16 x 16 pixel thumbnail."""
-    return cv2.resize(tile, (16, 16), interpolation=cv2.INTER_AREA).astype(np.float32)
+    return _shrunk(tile, [0, 0, 16, 16])
 
 
 def _look_gap(a: np.ndarray, b: np.ndarray) -> float:
