@@ -454,11 +454,11 @@ class ImagePuzzle(Task):
             "margin_pct": round(100 * self.config.margin),
         }
         s = TILE * g
-        whole = _words(describe(pic.elements, (0, 0, s, s)), 4)
+        whole = _words(describe(pic, (0, 0, s, s)), 4)
 
         def tile_words(p: tuple[float, float]) -> str:
             r, c = p
-            return _words(describe(pic.elements, (c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE)), 3)
+            return _words(describe(pic, (c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE)), 3)
 
         out["whole"] = whole
         m = rendered.measured
@@ -489,7 +489,7 @@ class ImagePuzzle(Task):
             if f["kind"] == "missing":
                 out["cell"] = _cell_name(tuple(f["cell"]), g)
                 r, c = f["cell"]
-                out["around"] = _words(describe(pic.elements, _around((r, c), g)), 3)
+                out["around"] = _words(describe(pic, _around((r, c), g)), 3)
             else:
                 out["side"] = SIDE_WORDS[f["side"]]
                 out["edge"] = {"right": "right", "left": "left", "below": "bottom", "above": "top"}[f["side"]]
@@ -524,10 +524,7 @@ def _picture(family: str, style: str, seed: int, grid: int) -> Picture:
     size = TILE * grid
     drawn = draw_picture(family, style, seed, size + TILE)
     dy, dx = (PIXEL_BLOCK * int(v) for v in np.random.default_rng([seed, 3]).integers(TILE // PIXEL_BLOCK, size=2))
-    pic = Picture(drawn.img[dy : dy + size, dx : dx + size].copy())
-    for name, (x0, y0, x1, y1) in drawn.elements:
-        pic.note(name, (x0 - dx, y0 - dy, x1 - dx, y1 - dy))
-    return pic
+    return drawn.window(dy, dx, size)
 
 
 def _small_picture(master: np.ndarray) -> np.ndarray:
