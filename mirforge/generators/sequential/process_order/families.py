@@ -607,7 +607,9 @@ class Plant(Family):
         if t < self.BLOOM:
             return f"a tall leafy plant in a {look.pot} pot with a closed bud at its top"
         if t < 1:
-            return f"a tall plant in a {look.pot} pot with {paint.a(look.flower)} flower starting to open"
+            # as draw opens it: the petals spread from the moment of bloom and grow to full size
+            grown = "just opened" if (t - self.BLOOM) / (1 - self.BLOOM) < 0.4 else "open but not yet full size"
+            return f"a tall plant in a {look.pot} pot with {paint.a(look.flower)} flower {grown}"
         return f"a tall plant in a {look.pot} pot with {paint.a(look.flower)} flower in full bloom"
 
     def amount(self, value: float, look: PlantLook) -> str:
@@ -651,7 +653,7 @@ class Fence(Family):
     cue = "share of the fence that is painted"
     unit = "%"
     rising = True
-    why = "paint once on the fence stays there, so the painted share only grows"
+    why = "paint once on the fence stays there: the painted share only grows"
 
     def look(self, rng: np.random.Generator) -> FenceLook:
         planks = int(rng.integers(8, 11))
@@ -770,10 +772,13 @@ class Fence(Family):
         if t >= 1:
             return f"a picket fence painted {paint_name} from end to end, the paint tin at its far end"
         side = "right" if look.leftwards else "left"
-        share = "a few of its pickets" if t < 0.3 else ("about half of it" if t < 0.7 else "most of it")
-        return (
-            f"a picket fence with {share} painted {paint_name} from the {side} end, a brush at work on the next picket"
-        )
+        done = t * look.planks
+        full = int(math.floor(done + 1e-9))  # as draw counts them: the brush shows only on a half-painted picket
+        if full == 0:
+            return f"a picket fence with its {side} end picket being painted {paint_name}, a brush at work on it"
+        brush = ", a brush at work on the next one" if done - full > 0 else ""
+        painted = f"{full} of its {look.planks} pickets painted {paint_name}"
+        return f"a picket fence with {painted} from the {side} end{brush}"
 
     def amount(self, value: float, look: FenceLook) -> str:
         return f"about {round(value)}% painted"
