@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "74aaf5fd3299ec31ed8d4a59f5648cd95d6e02c8a87bcb46563bdc7a85a64e08",
-    ("all", 20, 3): "15e46b4f22aa7d402451bc3d1f0b6a551406c4e4ec72a2c4ef69a6de5f7923e0",
+    ("all", 3, 3): "832fbe06b80605d12c877eebf5d02e0eba854948de71188bebe77e348d25eaa8",
+    ("all", 20, 3): "eb7626cc6f108d6dc9ec31c5ca9ada79ee0baf794ca06506da42f056627c887a",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

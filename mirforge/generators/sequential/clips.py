@@ -66,3 +66,20 @@ def track_colors(rng: np.random.Generator, n: int) -> list[str]:
     random order."""
     pool = [c for c in distinct_colors(rng, len(PALETTE)) if c in canvas2d.TRACK_COLORS]
     return pool[:n]
+
+
+ACROSS = ("on the left", "left of centre", "in the centre", "right of centre", "on the right")
+
+
+def where_in_frame(px: Sequence[float], size: int, flat: bool = False) -> str:
+    """Where in a frame a point is, as a phrase: "at the back left", "at the front, right of centre", "at the back
+    in the middle", "left of centre". Five bands across and three in depth ("top" and "bottom" for a flat top-down
+    view): with three across, the objects in the middle of a frame all read "in the centre"."""
+    across = ACROSS[min(4, max(0, int(5 * px[0] / size)))]
+    y = px[1] / size
+    depth = "" if 1 / 3 <= y <= 2 / 3 else ("top" if flat else "back") if y < 1 / 3 else ("bottom" if flat else "front")
+    if not depth:
+        return across
+    if across.startswith("on the "):
+        return f"at the {depth} {across[7:]}"
+    return f"at the {depth} in the middle" if across == "in the centre" else f"at the {depth}, {across}"

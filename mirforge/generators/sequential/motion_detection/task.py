@@ -41,7 +41,7 @@ import numpy as np
 from mirforge.errors import Reject
 from mirforge.generators.common import permutation_distractors
 from mirforge.generators.sequential import clips3d
-from mirforge.generators.sequential.clips import ClipConfig, Filming, image_list, seconds, track_colors
+from mirforge.generators.sequential.clips import ClipConfig, Filming, image_list, seconds, track_colors, where_in_frame
 from mirforge.generators.sequential.clips3d import SETTINGS, Prop, Stage
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
@@ -625,7 +625,7 @@ class MotionDetection(Filming, Task):
                 {
                     "name": t.name,
                     "boxes": [{"image": k + 1, "box": tracks[t.name]["box"][k]} for k in range(n_img)],
-                    "where": [_where(tracks[t.name]["px"][k], self.image_size, flat) for k in range(n_img)],
+                    "where": [where_in_frame(tracks[t.name]["px"][k], self.image_size, flat) for k in range(n_img)],
                     "shift": f"{float(np.linalg.norm(shift)):.1f}",
                     "across": f"{abs(shift[0]):.1f}",
                     "along": f"{abs(shift[1]):.1f}",
@@ -750,19 +750,6 @@ def _positions(measured: dict[str, Any]) -> dict[str, np.ndarray]:
 def _progress(p: np.ndarray, direction: str) -> list[float]:
     u = np.array(_unit(direction))
     return [float(v @ u) for v in p]
-
-
-def _where(px: list[float], size: int, flat: bool) -> str:
-    """Where in the picture a point is, as a phrase: "at the back left", "on the right", "in the centre"."""
-    x, y = px
-    across = "left" if x < size / 3 else "right" if x > 2 * size / 3 else ""
-    if flat:
-        depth = "top" if y < size / 3 else "bottom" if y > 2 * size / 3 else ""
-    else:
-        depth = "back" if y < size / 3 else "front" if y > 2 * size / 3 else ""
-    if depth:
-        return f"at the {depth} {across}".rstrip()
-    return f"on the {across}" if across else "in the centre"
 
 
 def _grid_floor(size: int, grid: int, ox: float, oy: float) -> np.ndarray:

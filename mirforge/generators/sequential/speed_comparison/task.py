@@ -28,7 +28,7 @@ import numpy as np
 
 from mirforge.errors import Reject
 from mirforge.generators.sequential import clips3d
-from mirforge.generators.sequential.clips import ClipConfig, Filming, seconds, track_colors
+from mirforge.generators.sequential.clips import ClipConfig, Filming, seconds, track_colors, where_in_frame
 from mirforge.generators.sequential.clips3d import SETTINGS, Prop, Stage
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
@@ -476,7 +476,7 @@ class SpeedComparison(Filming, Task):
                             "time": seconds(tt),
                             "x": round(p[0]),
                             "box": box,
-                            "where": _where(p, self.image_size),
+                            "where": where_in_frame(p, self.image_size, lanes),
                         }
                         for img, tt, p, box in zip(t["images"], ts, t["px"], t["box"], strict=True)
                     ],
@@ -641,16 +641,6 @@ def _length(value: float, lanes: bool) -> str:
 
 def _rate(speed: float, tile: float, tile_word: str) -> str:
     return f"{speed / tile:.1f} {tile_word}s/s" if tile_word else f"{speed:.0f} px/s"
-
-
-def _where(p: list[float], size: int) -> str:
-    """Where in the picture a point is, as a phrase: "at the back left", "on the right", "in the centre"."""
-    x, y = p
-    across = "left" if x < size / 3 else "right" if x > 2 * size / 3 else ""
-    depth = "back" if y < size / 3 else "front" if y > 2 * size / 3 else ""
-    if depth:
-        return f"at the {depth} {across}".rstrip()
-    return f"on the {across}" if across else "in the centre"
 
 
 def _lane_floor(size: int, lanes: list[float], tick: float) -> np.ndarray:
