@@ -172,7 +172,7 @@ class MotionDetection(Filming, Task):
 
     def scene_knobs(self, scene: Scene) -> dict[str, Any]:
         kinds = [t.prop.kind for t in scene.things if t.prop is not None]
-        return {"family": scene.family, "shared_kind": len(kinds) != len(set(kinds))}
+        return {"family": scene.family, "shared_kind": len(kinds) != len(set(kinds)), "camera_pan": _pans(scene)}
 
     # -- scene ----------------------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, level: int, variant: int | None = None) -> Scene:
@@ -641,7 +641,7 @@ class MotionDetection(Filming, Task):
             "flat": flat,
             "surface": "floor" if flat else SETTINGS[scene.family].surface,
             "unit": "grid square" if flat else SETTINGS[scene.family].tile_word,
-            "pan": scene.pan != (0.0, 0.0) or bool(scene.stage and scene.stage.shot.moving),
+            "pan": _pans(scene),
             "mover": mover,
             "direction": phrase[scene.legs[0]],
             "objects": objects,
@@ -671,6 +671,11 @@ class MotionDetection(Filming, Task):
 
 
 # -- helpers ------------------------------------------------------------------------------------------------------
+def _pans(scene: Scene) -> bool:
+    """Whether the view moves during the clip (the flat floor slides, or the 3D camera travels)."""
+    return scene.pan != (0.0, 0.0) or bool(scene.stage and scene.stage.shot.moving)
+
+
 def _unit(direction: str) -> tuple[float, float]:
     a = math.radians(45 * DIRECTIONS.index(direction))
     return math.cos(a), math.sin(a)

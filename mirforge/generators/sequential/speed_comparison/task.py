@@ -157,7 +157,14 @@ class SpeedComparison(Filming, Task):
 
     def scene_knobs(self, scene: Scene) -> dict[str, Any]:
         names = [r.prop.kind for r in scene.runners if r.prop is not None]
-        return {"family": scene.family, "shared_kind": len(names) != len(set(names))}
+        stages = [plan.stage for plan in scene.clips if plan.stage is not None]
+        return {
+            "family": scene.family,
+            "shared_kind": len(names) != len(set(names)),
+            # what was filmed: the lanes have no camera to pan or move
+            "camera_pan": any(stage.shot.moving for stage in stages),
+            "new_viewpoint_per_clip": len(stages) > 1,
+        }
 
     # -- scene ----------------------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, level: int, variant: int | None = None) -> Scene:
