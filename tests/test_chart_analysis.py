@@ -28,6 +28,8 @@ def test_levels_set_knobs(task, sample):
         assert g.instance.difficulty["level"] == level
         knobs = dict(g.instance.difficulty["knobs"])
         assert knobs.pop("family") in task.config.families
+        n_charts = knobs.pop("n_charts")
+        assert n_charts == len(g.instance.images) and n_charts >= min(knobs["min_charts"], 2)
         assert knobs == task.knobs(level)
 
 

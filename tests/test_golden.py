@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "832fbe06b80605d12c877eebf5d02e0eba854948de71188bebe77e348d25eaa8",
-    ("all", 20, 3): "4a7265eb9385100b7757fc24df2136bcc056f4599d8053219662ab096d38a0ce",
+    ("all", 3, 3): "b1284e4326ea738392ae76df1b88af28ddbadeccf9f6e9b03aa97a40e766f939",
+    ("all", 20, 3): "622f93fe3d5e408b137a28b4fdca14f199be77f17c832da524e90aa288c96908",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

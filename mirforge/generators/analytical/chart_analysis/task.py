@@ -92,7 +92,8 @@ class ChartAnalysis(Task):
     needs = Needs(renderer=None, cost=0.6)
 
     def scene_knobs(self, scene: Scene) -> dict[str, Any]:
-        return {"family": FAMILIES[scene.topic]}
+        # the charts drawn: a change question reads two, whatever the level's min_charts for totals and rankings
+        return {"family": FAMILIES[scene.topic], "n_charts": len(scene.blocks)}
 
     def knobs(self, level: int) -> dict[str, Any]:
         n_periods = self.config.periods_per_level[level - 1]
@@ -298,7 +299,7 @@ class ChartAnalysis(Task):
         cats = scene.categories
         facts: dict[str, Any] = {
             "measure": topic.measure,
-            "owner": topic.owner,
+            "whose": topic.whose,
             "noun": topic.noun,
             "unit": topic.unit,
             "categories": list(cats),
@@ -637,9 +638,10 @@ def _question_text(scene: Scene, topic: Topic, rng: np.random.Generator) -> str:
         verb = "is" if len(pidx) == 1 else "are"
         parts.append(f"{pers} {verb} in <image> ({KIND_TEXT[kind]})")
     intro = pick(
-        f"These charts show the {topic.measure} ({topic.unit}) of {topic.owner} by {topic.noun}: ",
-        f"The {topic.measure} of {topic.owner}, in {topic.unit}, per {topic.noun}, are spread over several charts: ",
-        f"A report on the {topic.measure} of {topic.owner} ({topic.unit}) splits its data by period: ",
+        f"These charts show the {topic.measure} ({topic.unit}) {topic.whose} by {topic.noun}: ",
+        f"Figures for the {topic.measure} {topic.whose} ({topic.unit}, per {topic.noun}) are spread over "
+        "several charts: ",
+        f"A report on the {topic.measure} {topic.whose} ({topic.unit}) splits its data by period: ",
     )
     intro += "; ".join(parts) + "."
     cats, pers = scene.categories, scene.periods
@@ -652,7 +654,7 @@ def _question_text(scene: Scene, topic: Topic, rng: np.random.Generator) -> str:
         c, pa, pb = scene.params
         q = pick(
             f"By how much did the {topic.measure} of {cats[c]} change from {pers[pa]} to {pers[pb]}?",
-            f"What is the change in {cats[c]}'s {topic.measure} between {pers[pa]} and {pers[pb]} "
+            f"What is the change in the {topic.measure} of {cats[c]} between {pers[pa]} and {pers[pb]} "
             "(later minus earlier)?",
         )
     elif scene.qtype == "growth" and _best_change(scene) > 0:

@@ -10,7 +10,7 @@ class Topic:
     """A chart topic: what is measured, of which kind of category, over which periods."""
 
     measure: str  # "sales", plural noun phrase used in sentences
-    owner: str  # whose data ("a bike shop chain")
+    whose: str  # whose data, as it follows the measure ("of a coffee chain", "recorded by a weather service")
     noun: str  # singular noun of a category ("store")
     categories: tuple[str, ...]
     unit: str  # axis unit
@@ -21,16 +21,16 @@ class Topic:
 TOPICS: tuple[Topic, ...] = (
     Topic(
         "revenue",
-        "a coffee chain",
+        "of a coffee chain",
         "store",
         ("Lisbon", "Porto", "Braga", "Faro", "Coimbra", "Evora"),
         "k EUR",
-        ("Q1", "Q2", "Q3", "Q4", "Q5", "Q6"),
+        ("Q1 2023", "Q2 2023", "Q3 2023", "Q4 2023", "Q1 2024", "Q2 2024"),
         (60, 80, 120),
     ),
     Topic(
         "units sold",
-        "an electronics retailer",
+        "of an electronics retailer",
         "product",
         ("Laptops", "Tablets", "Phones", "Monitors", "Printers", "Cameras"),
         "thousand units",
@@ -39,7 +39,7 @@ TOPICS: tuple[Topic, ...] = (
     ),
     Topic(
         "electricity generation",
-        "a small country",
+        "of a small country",
         "source",
         ("Solar", "Wind", "Hydro", "Gas", "Biomass", "Nuclear"),
         "TWh",
@@ -48,7 +48,7 @@ TOPICS: tuple[Topic, ...] = (
     ),
     Topic(
         "website visits",
-        "an online magazine",
+        "of an online magazine",
         "channel",
         ("Search", "Social", "Email", "Direct", "Referral", "Ads"),
         "thousand visits",
@@ -57,7 +57,7 @@ TOPICS: tuple[Topic, ...] = (
     ),
     Topic(
         "rainfall",
-        "a weather service",
+        "recorded by a weather service",
         "city",
         ("Bergen", "Cork", "Brest", "Galway", "Porto", "Oban"),
         "mm",
@@ -65,8 +65,8 @@ TOPICS: tuple[Topic, ...] = (
         (100, 150, 250),
     ),
     Topic(
-        "books borrowed",
-        "a city library",
+        "loans",
+        "at a city library",
         "genre",
         ("Crime", "Fantasy", "History", "Science", "Poetry", "Travel"),
         "hundred loans",
