@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "b1284e4326ea738392ae76df1b88af28ddbadeccf9f6e9b03aa97a40e766f939",
-    ("all", 20, 3): "622f93fe3d5e408b137a28b4fdca14f199be77f17c832da524e90aa288c96908",
+    ("all", 3, 3): "b5d3ac76192828846e12fc99b2449b5aea8790e63d8786f6093b67025efbd60d",
+    ("all", 20, 3): "f4ab7aa041695b53fdb4e620c64e45fe5a4056fd9973a1a427db3c341bea1ef9",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

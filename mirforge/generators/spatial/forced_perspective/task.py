@@ -442,7 +442,9 @@ class ForcedPerspective(Task):
             ma, mb = seen["objects"][a], seen["objects"][b]
             sa, sb = ma["height_px"] / ma["below_px"], mb["height_px"] / mb["below_px"]
             link = sb / sa
-            running *= link
+            # the chain multiplies the links as written (two decimals), so the product the steps state is the one
+            # a reader gets from the factors shown; links rounded to two digits drifted up to 5% from it
+            running *= round(link, 2)
             near, far = (a, b) if ma["below_px"] > mb["below_px"] else (b, a)
             spread = max(ma["below_px"], mb["below_px"]) / min(ma["below_px"], mb["below_px"])
             looks = max(ma["height_px"], mb["height_px"]) / min(ma["height_px"], mb["height_px"])
@@ -461,7 +463,7 @@ class ForcedPerspective(Task):
                     "b_below": mb["below_px"],
                     "a_size": sig(sa),
                     "b_size": sig(sb),
-                    "link": sig(link),
+                    "link": f"{link:.2f}",
                     "link_text": _lower(_ratio_text(link, a, b)),
                     "running": sig(running),
                     "left": a if ma["cx"] < mb["cx"] else b,
