@@ -11,10 +11,11 @@ Families (config ``families``):
 Level 1 shows three frames of one clip. From level 2 the objects are split over two (level 2) or three (level 3)
 clips with their own frame times, two frames each, so every frame is needed: hiding one leaves the speeds of its
 clip's objects unknown, and the options are drawn so that another option then fits. Consecutive true speeds
-differ by at least ``speed_ratio``. Each clip is encoded to an mp4 and the question's frames are extracted from the
-file; the verifier measures every object in the decoded frames (3D: carried to the floor through the camera of
-each frame), takes its speed as distance over time, and rejects measured speeds closer than
-``min_measured_ratio``.
+differ by at least ``speed_ratio``. From level 2, three 3D scenes in four are laid out so that ranking the objects
+by pixels per second, ignoring depth, picks a wrong option (``pixels_mislead_per_level``). Each clip is encoded to
+an mp4 and the question's frames are extracted from the file; the verifier measures every object in the decoded
+frames (3D: carried to the floor through the camera of each frame), takes its speed as distance over time, and
+rejects measured speeds closer than ``min_measured_ratio``.
 """
 
 from __future__ import annotations
@@ -55,6 +56,12 @@ class SpeedComparisonConfig(ClipConfig):
     speed_ratio_per_level: tuple[float, ...] = per_level(1.6, 1.4, 1.25)
     pan_per_level: tuple[bool, ...] = per_level(False, False, True)  # 3D families: the camera pans during clips
     shared_kind_share: float = 0.3  # 3D families, from level 2: share of scenes with one kind twice, in two colours
+    # 3D families: share of scenes where ranking by pixels per second (ignoring depth) picks a wrong option, in
+    # quarters (balanced over each level's indices). Left to chance, pixels picked the answer in 100% of level 1's
+    # 3D scenes, 79% of level 2's and 40% of level 3's; at 1 - 1/n_options they pick it as often as a guess does.
+    # Level 1 (one fixed camera, paths across the picture, speeds 1.6x apart) can hardly mislead: asking half of
+    # its scenes to drove 88% of them to the lanes family
+    pixels_mislead_per_level: tuple[float, ...] = per_level(0.0, 0.75, 0.75)
     min_measured_ratio: float = 1.15  # the verifier rejects measured speeds closer than this
 
     def validate(self) -> None:
@@ -82,6 +89,11 @@ class SpeedComparisonConfig(ClipConfig):
             "must be above 1 and below every speed_ratio_per_level",
         )
         ensure(0.0 <= self.shared_kind_share <= 1.0, "shared_kind_share", "must be between 0 and 1")
+        ensure(
+            all(v in (0.0, 0.25, 0.5, 0.75, 1.0) for v in self.pixels_mislead_per_level),
+            "pixels_mislead_per_level",
+            "each share must be 0, 0.25, 0.5, 0.75 or 1 (it is balanced over the indices in quarters)",
+        )
 
     @property
     def drawn_families(self) -> tuple[str, ...]:
@@ -126,6 +138,7 @@ class Scene:
     fps: int
     tile: float  # measuring units per tile: pixels (lanes) or metres
     pairs: tuple[tuple[int, int], ...] = ()  # ranking questions: the two rank pairs the distractors swap
+    mislead: bool | None = None  # 3D: whether pixels per second must pick a wrong option (None: left to chance)
 
 
 class SpeedComparison(Filming, Task):
@@ -139,8 +152,10 @@ class SpeedComparison(Filming, Task):
     # The answer's place in depth among the objects of a one-clip scene (0: highest in the picture, the farthest),
     # modulo the number of objects (60: any count from 3 to 6). Found rather than drawn, the fastest stood farthest
     # 38% of the time at level 1 (a long path across the picture fits where the view is wide) and the slowest
-    # farthest 19%, which one frame and the question's word tell without any measuring.
-    variants = 60
+    # farthest 19%, which one frame and the question's word tell without any measuring. Times 4: the quarter that
+    # says whether pixels mislead (drawn per attempt, a rejection redrew it: 87% of level 3's scenes misled for 75%
+    # asked, as pixels that agree with the truth are harder to lay out there).
+    variants = 240
 
     def knobs(self, level: int) -> dict[str, Any]:
         i = self.levels.index(level)
@@ -153,6 +168,7 @@ class SpeedComparison(Filming, Task):
             "camera_pan": self.config.pan_per_level[i],
             "new_viewpoint_per_clip": n_clips > 1,
             "kinds": list(KINDS[:2] if level == self.levels[0] else KINDS),
+            "pixels_mislead": self.config.pixels_mislead_per_level[i],
         }
 
     def scene_knobs(self, scene: Scene) -> dict[str, Any]:
@@ -164,6 +180,7 @@ class SpeedComparison(Filming, Task):
             # what was filmed: the lanes have no camera to pan or move
             "camera_pan": any(stage.shot.moving for stage in stages),
             "new_viewpoint_per_clip": len(stages) > 1,
+            "pixels_mislead": scene.mislead,
         }
 
     # -- scene ----------------------------------------------------------------------------------------------
@@ -174,17 +191,26 @@ class SpeedComparison(Filming, Task):
         kind = k["kinds"][int(rng.integers(len(k["kinds"])))]
         v = int(rng.integers(self.variants)) if variant is None else variant
         depth = v % k["n_objects"] if k["n_clips"] == 1 and kind != "order" and family != "lanes" else None
-        # the family, the kind and the answer's depth stay as drawn: speeds and paths that do not fit are drawn
-        # again here, so a rejection never shifts the mix towards what is easy to lay out
+        share = k["pixels_mislead"]
+        mislead = None if family == "lanes" or share == 0 else v // 60 < round(4 * share)
+        # the family, the kind, the answer's depth and whether pixels mislead stay as drawn: speeds and paths that do
+        # not fit are drawn again here, so a rejection never shifts the mix towards what is easy to lay out
         for _ in range(LAYOUT_TRIES - 1):
             try:
-                return self._layout(rng, level, k, family, kind, depth)
+                return self._layout(rng, level, k, family, kind, depth, mislead)
             except Reject:
                 continue
-        return self._layout(rng, level, k, family, kind, depth)
+        return self._layout(rng, level, k, family, kind, depth, mislead)
 
     def _layout(
-        self, rng: np.random.Generator, level: int, k: dict[str, Any], family: str, kind: str, depth: int | None
+        self,
+        rng: np.random.Generator,
+        level: int,
+        k: dict[str, Any],
+        family: str,
+        kind: str,
+        depth: int | None,
+        mislead: bool | None,
     ) -> Scene:
         n, n_clips = k["n_objects"], k["n_clips"]
         fps = self.config.fps
@@ -210,9 +236,11 @@ class SpeedComparison(Filming, Task):
         if depth is not None and _depth_place(runners, clips[0], fps, self.image_size, kind) != depth:
             raise Reject("the answer does not stand at its drawn depth")
         runners = tuple(sorted(runners, key=lambda r: r.clip))
-        scene = Scene(family, level, runners, clips, kind, fps, tile, pairs)
+        scene = Scene(family, level, runners, clips, kind, fps, tile, pairs, mislead)
         if kind != "order" and not self._distractor_sets(scene):
-            raise Reject("no set of options needs every frame")
+            raise Reject("no set of options needs every frame" + ("" if mislead is None else " as pixels must"))
+        if kind == "order" and mislead is not None and self._pixels_pick_truth(scene, self._rankings(scene)) == mislead:
+            raise Reject("ranking by pixels does not " + ("miss" if mislead else "find") + " the true order")
         return scene
 
     def _indices(self, last: int, frames: int) -> tuple[int, ...]:
@@ -304,11 +332,8 @@ class SpeedComparison(Filming, Task):
             keys: list[Any] = place(correct, [chosen[int(i)] for i in rng.permutation(len(chosen))], slot)
             options = list(keys)
         else:
-            # the true ranking with the first pair swapped, the second, or both: four options each of which is the
-            # others with the same swaps, so none sits in the middle of the rest; hiding a clip leaves the option
-            # that swaps a pair holding one of its objects
-            truth = tuple(by_speed)
-            distractors = [_swapped(truth, pair) for pair in (scene.pairs[:1], scene.pairs[1:], scene.pairs)]
+            # hiding a clip leaves the option that swaps a pair holding one of its objects
+            truth, *distractors = self._rankings(scene)
             keys = place(truth, [distractors[int(i)] for i in rng.permutation(3)], slot)
             if need and not _every_clip_needed("order", keys, true_speeds, clip_of):
                 raise Reject("no set of rankings needs every frame")
@@ -328,11 +353,28 @@ class SpeedComparison(Filming, Task):
         by_speed = [r.name for r in sorted(scene.runners, key=lambda r: -r.speed)]
         correct = by_speed[0] if scene.kind == "fastest" else by_speed[-1]
         sets = [list(s) for s in combinations([n for n in by_speed if n != correct], self.config.n_options - 1)]
+        if scene.mislead is not None:
+            rates = _pixel_rates(scene, self.image_size)
+            pick = max if scene.kind == "fastest" else min
+            sets = [s for s in sets if (pick([correct, *s], key=rates.__getitem__) != correct) == scene.mislead]
         if not self.requires_needed(scene.level) or len(scene.clips) == 1:
             return sets
         speeds = {r.name: r.speed for r in scene.runners}
         clip_of = {r.name: r.clip for r in scene.runners}
         return [s for s in sets if _every_clip_needed(scene.kind, [correct, *s], speeds, clip_of)]
+
+    def _rankings(self, scene: Scene) -> list[tuple[str, ...]]:
+        """A ranking question's options, truth first: the true order with the first pair swapped, the second, or
+        both, so each is the others with the same swaps and none sits in the middle of the rest."""
+        truth = tuple(r.name for r in sorted(scene.runners, key=lambda r: -r.speed))
+        return [truth, *(_swapped(truth, pair) for pair in (scene.pairs[:1], scene.pairs[1:], scene.pairs))]
+
+    def _pixels_pick_truth(self, scene: Scene, rankings: list[tuple[str, ...]]) -> bool:
+        """Whether the ranking nearest the order by pixels per second (fewest pairs reversed) is the truth alone."""
+        rates = _pixel_rates(scene, self.image_size)
+        by_pixels = sorted(rates, key=lambda n: -rates[n])
+        flips = [_reversed_pairs(order, by_pixels) for order in rankings]
+        return flips[0] < min(flips[1:])
 
     def _intro(self, scene: Scene) -> list[str]:
         times = self.times(scene)
@@ -545,6 +587,28 @@ def _depth_place(runners: list[Runner], plan: ClipPlan, fps: int, size: int, kin
     bottom = {r.name: np.mean([layout.box(r.prop, j)[3] for j in range(len(shown))]) for r in runners}
     answer = (max if kind == "fastest" else min)(runners, key=lambda r: r.speed).name
     return sum(b < bottom[answer] for b in bottom.values())
+
+
+def _pixel_rates(scene: Scene, size: int) -> dict[str, float]:
+    """Each object's speed in pixels per second between the first and the last shown frame of its clip, as the
+    camera projects its box's centre (the lanes: its speed along the lane): what a reader who ignores depth sees."""
+    rates: dict[str, float] = {}
+    for c, plan in enumerate(scene.clips):
+        shown = [f / scene.fps for f in plan.indices]
+        layout = clips3d.Layout(plan.stage.shot, shown, shown, size) if plan.stage is not None else None
+        for r in (r for r in scene.runners if r.clip == c):
+            if layout is None:
+                rates[r.name] = abs(r.flat.vx)
+                continue
+            (a0, b0, a1, b1), (c0, d0, c1, d1) = layout.box(r.prop, 0), layout.box(r.prop, len(shown) - 1)
+            rates[r.name] = math.hypot((c0 + c1 - a0 - a1) / 2, (d0 + d1 - b0 - b1) / 2) / (shown[-1] - shown[0])
+    return rates
+
+
+def _reversed_pairs(order: tuple[str, ...], reference: list[str]) -> int:
+    """How many pairs of ``order`` stand the other way round in ``reference``."""
+    at = [reference.index(n) for n in order]
+    return sum(at[i] > at[j] for i in range(len(at)) for j in range(i + 1, len(at)))
 
 
 def _swap_pairs(rng: np.random.Generator, n: int) -> tuple[tuple[int, int], ...]:
