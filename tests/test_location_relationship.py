@@ -4,6 +4,7 @@ through the cue or the options, level knobs, scene families, catalogue names, co
 from __future__ import annotations
 
 import copy
+import re
 from collections import Counter
 
 import numpy as np
@@ -18,8 +19,9 @@ from mirforge.instance import problems
 from mirforge.necessity import necessity
 from mirforge.render.objects.catalogue import model
 from mirforge.seeding import balanced_variant
+from mirforge.templates import render_steps
 
-from conftest import accepted, ask_only, generate, make_task, record
+from conftest import accepted, ask_only, generate, make_task, record, step_facts
 
 N_ASKED = 240  # questions drawn without rendering
 
@@ -59,6 +61,31 @@ def test_records_are_valid_and_their_knobs_are_what_they_show(task, sample):
         assert rec["conclusion"].endswith(f"the answer is {rec['answer']}.")
         for step in ("summary", "caption", "text2img", "img2img"):
             assert f"answer is {rec['answer']}" not in str(rec[step])
+
+
+class _Always:
+    """A stand-in RNG for the templates: every pick() takes the k-th phrasing (the last, when there are fewer)."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+    def integers(self, n: int) -> int:
+        return min(self.k, n - 1)
+
+
+def test_every_phrasing_says_who_asks(task):
+    """Whichever opener the summary draws, its 'asks about' has a subject, and the asked views are named as the
+    question's (one view, or two), never as 'viewpoints asked about'."""
+    for index in range(3):  # one asked image at level 1, two at levels 2 and 3
+        facts, n_images = step_facts(task, index, seed=3)
+        for k in range(3):
+            steps = render_steps(task, facts, n_images, _Always(k))
+            assert re.search(r"; (it asks|the question asks|I am asked) about one ", steps.summary), steps.summary
+            text = " ".join([steps.summary, steps.text2img, steps.img2img, steps.conclusion])
+            assert "; asks about" not in text and "twins" not in text
+            assert not re.search(r"(?<!I am )asked about", text)
+            if facts["kind"] == "relation":
+                assert re.search(r"the question asks about|The question asks about Images? \d", steps.text2img)
 
 
 def test_the_scene_holds_the_twins_the_level_asks_for(task, asked):

@@ -6,13 +6,16 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from mirforge.errors import InputError, Reject
-from mirforge.generators.analytical.yes_but.families import FAMILIES
+from mirforge.generators.analytical.yes_but.families import FAMILIES, Pair
+from mirforge.generators.analytical.yes_but.panels import draw_style
 from mirforge.necessity import necessity
+from mirforge.templates import render_steps
 
-from conftest import accepted, ask_only, make_task
+from conftest import accepted, ask_only, make_task, step_facts
 
 LATER = {"timetable", "sale_price", "fresh_date", "speed_limit"}
 
@@ -161,3 +164,42 @@ def test_scenes_do_not_share_pictures(task):
     shared = sorted({i for users in owners.values() if len(users) > 1 for i in users})
     assert shared == [], f"{len(shared)} instances share an image, e.g. {shared[:6]}"
     assert len(looks) == 60
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_steps_call_the_gap_what_the_family_makes_it(family):
+    """A late bus has a delay and a dear receipt an overcharge, not a shortfall; a counted item is "doughnut 1",
+    not "the doughnut 1"."""
+    task = make_task("yes_but", family=family)
+    fam = FAMILIES[family]
+    for index in (0, 1):  # one pair and two
+        facts, n_images = step_facts(task, index, seed=11)
+        for seed in range(4):  # the templates' phrasings
+            steps = render_steps(task, facts, n_images, np.random.default_rng(seed))
+            assert fam.gap_noun in steps.summary and fam.gap_noun in steps.conclusion
+            text = " ".join([steps.summary, steps.text2img, steps.img2img, steps.conclusion])
+            assert "falls short" not in text
+            if family in LATER | {"wet_floor"}:
+                assert "shortfall" not in text
+            assert not re.search(r"\bthe [a-z ]+ \d+ is at", steps.text2img), steps.text2img
+            if family in ("box_count", "menu_photo"):
+                assert re.search(r"; [a-z ]+ 1 is at", steps.text2img), steps.text2img
+
+
+def test_a_ferry_floats_on_water_and_a_bus_stands_on_the_ground():
+    fam = FAMILIES["timetable"]
+    style = draw_style(np.random.default_rng(0))
+    look = {"line": 7, "stop": "HARBOUR", "numerals": True, "face": (250, 250, 246), "dx": 0}
+    below = {}  # the colour under the vehicle's hull
+    for kind in ("ferry", "bus"):
+        drawn = fam.but(448, style, Pair(600, 620, {"kind": kind, **look}), "BUT")
+        below[kind] = tuple(int(c) for c in drawn.canvas.img[410, 60])
+    assert below["ferry"][2] > below["ferry"][0] + 60  # blue water
+    assert below["bus"] != below["ferry"]
+
+
+def test_a_sale_scene_keeps_one_currency_as_its_differences_are_added_up():
+    task = make_task("yes_but", families="sale_price")
+    for index in range(2, 30, 3):  # level 3: several purchases
+        scene, _ = ask_only(task, index, seed=4)
+        assert len(scene.pairs) > 1 and len({p.look["currency"] for p in scene.pairs}) == 1

@@ -110,6 +110,7 @@ class Family:
     promises: ClassVar[tuple[int, int]]  # promises drawn, both ends included
     cyclic: ClassVar[int] = 0  # readings wrap around this many units (a 12-hour clock), 0: they do not
     kinds: ClassVar[tuple[str, ...]] = ("",)  # what is promised (cookies, coffee, ...): one per instance
+    shared: ClassVar[tuple[str, ...]] = ()  # keys of the look that every pair of a scene takes from the first
 
     # -- sampling -------------------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, gap: int, kind: str) -> Pair:
@@ -132,6 +133,7 @@ class Family:
     suffix: ClassVar[str] = ""  # what follows the amount in an option ("fewer than promised")
     by: ClassVar[str] = "short by"  # how a pair misses its promise, before the amount
     claim: ClassVar[str] = "promises"  # what a YES panel does with its value ("sets a limit of")
+    gap_noun: ClassVar[str] = "shortfall"  # what the steps call a gap ("the delay", "the overcharge")
 
     def unit(self, pair: Pair) -> tuple[str, str]:
         return self.units
@@ -510,6 +512,7 @@ class Timetable(Family):
     units = ("minute", "minutes")
     suffix = "late"
     by = "late by"
+    gap_noun = "delay"
 
     def shows(self, pair):
         return f"the timetable at a {pair.look['kind']} stop", f"the {pair.look['kind']} arriving under a clock"
@@ -598,6 +601,13 @@ class Timetable(Family):
         for wx in range(10, 130 + lk["dx"], 44):
             cv.rect(wx, 340, wx + 30, 362, (160, 200, 230))
         cv.text(str(lk["line"]), 120 + lk["dx"], 378, 14, (20, 20, 20), "sans")
+        if lk["kind"] == "ferry":  # afloat beside the quay the clock stands on, not on the ground
+            quay = 176 + lk["dx"]
+            cv.rect(0, 386, quay, size, (60, 120, 176))
+            cv.rect(quay - 4, 386, quay, size, shade(style.floor, 0.6))
+            for wy in (400, 418, 436):
+                for wx in range(12 + wy % 24, quay - 24, 40):
+                    cv.line((wx, wy), (wx + 18, wy), (150, 196, 228), 2)
         m = hand_angle(cv.mask, 2, cx, cy) / 6
         if abs(m - round(m)) > 0.4:
             raise Reject("the minute hand is between marks")
@@ -641,8 +651,10 @@ class SalePrice(Family):
     gaps = (50, 350)
     promises = (199, 3999)
     suffix = "more than the sale price"
-    claim = "prices the good at"
+    claim = "gives a sale price of"
     by = "dearer by"
+    gap_noun = "overcharge"
+    shared = ("currency",)  # the steps add the differences up: one currency per scene
 
     def amount(self, n, pair):
         return self.money(n, pair)
@@ -926,6 +938,7 @@ class FreshDate(Family):
     suffix = "past its best-before date"
     claim = "gives a best-before date of"
     by = "past its date by"
+    gap_noun = "time past the best-before date"
 
     def shows(self, pair):
         return f"{pair.look['kind']} sold as fresh", "the calendar on the day it is opened"
@@ -1020,6 +1033,7 @@ class SpeedLimit(Family):
     suffix = "over the limit"
     claim = "sets a limit of"
     by = "over the limit by"
+    gap_noun = "speed over the limit"
 
     def shows(self, pair):
         return "a speed limit sign by the road", "the car's speedometer on that road"
@@ -1123,6 +1137,7 @@ class WetFloor(Family):
     suffix = "away from the sign"
     claim = "puts the warning sign in"
     by = "off by"
+    gap_noun = "distance from the sign to the wet floor"
 
     def shows(self, pair):
         return "a warning sign in a shop", "another aisle of the same shop"

@@ -21,7 +21,7 @@ equally likely: neither the wording, the numbers nor their order tell the answer
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -97,6 +97,8 @@ class YesBut(Task):
         gaps = _split(rng, total, k, lo, hi, s)
         kind = fam.kinds[int(rng.integers(len(fam.kinds)))]
         pairs = tuple(fam.sample(rng, g, kind) for g in gaps)
+        same = {key: pairs[0].look[key] for key in fam.shared}
+        pairs = tuple(replace(p, look={**p.look, **same}) for p in pairs)
         return Scene(fam.name, pairs, total, draw_style(rng))
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
@@ -173,7 +175,7 @@ class YesBut(Task):
         readings = rendered.measured["readings"]
         by_image: dict[int, list[dict]] = {}
         for r in rendered.regions:
-            by_image.setdefault(r.image, []).append({"name": r.name, "box": r.box})
+            by_image.setdefault(r.image, []).append({"label": _label(r.name), "box": r.box})
         captions, pairs = [], []
         for j, pair in enumerate(scene.pairs):
             yes = next(r for r in readings if r["pair"] == j and r["side"] == "yes")
@@ -193,6 +195,7 @@ class YesBut(Task):
                     "gap": fam.amount(gap, pair),
                     "by": fam.by,
                     "claim": fam.claim,
+                    "kind": pair.look["kind"],
                     "yes_regions": by_image.get(yes["image"], []),
                     "but_regions": by_image.get(but["image"], []),
                 }
@@ -205,6 +208,7 @@ class YesBut(Task):
             "total": fam.amount(scene.total, scene.pairs[0]),
             "answer_text": question.options[question.answer],
             "clock": bool(fam.cyclic),
+            "gap_noun": fam.gap_noun,
         }
 
 
@@ -227,6 +231,11 @@ def _split(rng: np.random.Generator, total: int, k: int, lo: int, hi: int, step:
         if lo <= last <= hi:
             return [*gaps, last]
     raise Reject("no split of the sum into gaps")
+
+
+def _label(name: str) -> str:
+    """A region as the steps name it: "the label", but "doughnut 1" (a numbered item takes no article)."""
+    return name if name.rsplit(" ", 1)[-1].isdigit() else f"the {name}"
 
 
 def _clip(box: list[int], size: int) -> list[int]:
