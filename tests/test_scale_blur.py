@@ -9,8 +9,10 @@ from collections import Counter
 import pytest
 
 from mirforge.errors import InputError, Reject
-from mirforge.generators.analytical.scale_blur.task import DEVICES, FAMILIES, MAX_LINK
+from mirforge.generators.analytical.canvas import Canvas
+from mirforge.generators.analytical.scale_blur.task import DEVICES, FAMILIES, KINDS, MAX_LINK, NAMES, _draw_kind
 from mirforge.necessity import necessity
+from mirforge.render.scene3d import PALETTE
 
 from conftest import accepted, ask_only, make_task
 
@@ -120,3 +122,17 @@ def test_bad_config_names_the_field():
         make_task("scale_blur", links_per_level="2,3")
     one = make_task("scale_blur", family="night")
     assert {ask_only(one, i)[0].family for i in range(6)} == {"night"}
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_an_object_is_named_by_the_colour_most_of_it_shows(kind):
+    """A "red rocket" has a red body (not a white one with red fins); a lighthouse, mostly white, is named by
+    its stripes instead."""
+    import numpy as np
+
+    cv = Canvas.blank(448, (255, 255, 255))
+    _draw_kind(cv, kind, PALETTE["red"], 224.0, 420.0, 300.0, 1, 0)
+    colours, counts = np.unique(cv.img[cv.mask == 1], axis=0, return_counts=True)
+    most = tuple(int(v) for v in colours[counts.argmax()])
+    assert (most == PALETTE["red"]) == (kind not in NAMES), (kind, most)
+    assert NAMES.get(kind, "{} " + kind).format("red").startswith("red")

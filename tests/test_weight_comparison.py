@@ -4,11 +4,19 @@ config errors, no text-only shortcut."""
 from __future__ import annotations
 
 import copy
+import re
 
 import pytest
 
 from mirforge.errors import InputError
-from mirforge.generators.analytical.weight_comparison.task import FAMILIES, _relation, _tilt_of, solve
+from mirforge.generators.analytical.weight_comparison.task import (
+    FAMILIES,
+    LOOKALIKES,
+    _chains,
+    _relation,
+    _tilt_of,
+    solve,
+)
 
 from conftest import accepted, ask_only, generate, make_task
 
@@ -96,3 +104,31 @@ def test_options_give_no_text_only_shortcut(task):
         records.append({"question": q.text, "options": q.lettered(), "answer": q.letter})
     scores = heuristics(records)
     assert all(v is None or v <= 36 for v in scores.values()), scores
+
+
+def test_no_two_objects_of_an_instance_look_alike(task):
+    """A soda bottle and a wine bottle (both green) are never weighed in one instance: the names would not say
+    which is which."""
+    seen = set()
+    for i in range(120):
+        scene, _ = ask_only(task, i, seed=5)
+        assert len(set(scene.names)) == len(scene.names)
+        assert all(len(group & set(scene.kinds)) <= 1 for group in LOOKALIKES), scene.kinds
+        seen |= set(scene.kinds)
+    assert all(group <= seen for group in LOOKALIKES)  # each kind still drawn, only not together
+
+
+def test_the_chains_write_each_picture_once(task):
+    """The chains from the answer to the wrong options share their first links; each picture is written once
+    (a two-object pan once per object on it), and every option is in them."""
+    for i in range(60):
+        scene, q = ask_only(task, i, seed=7)
+        names = list(scene.names)
+        relations = [_relation(c, _tilt_of(scene, c)) for c in scene.comparisons]
+        opts = [names.index(o) for o in q.options]
+        answer = opts[q.answer]
+        chains = _chains(scene.qtype, relations, answer, [o for o in opts if o != answer], names)
+        text = "; ".join(chains)
+        cited = sorted(int(k) for k in re.findall(r"\(Image (\d+)\)", text))
+        assert cited == sorted(k + 1 for k, (_, light, _) in enumerate(relations) for _ in light), text
+        assert all(o in text for o in q.options), text

@@ -53,6 +53,9 @@ KINDS = {  # kind -> (width / height, plural)
     "rocket": (0.34, "rockets"),
     "water tower": (0.55, "water towers"),
 }
+# an object is called by its colour ("red rocket") where most of it shows that colour; a lighthouse is a white
+# tower with bands of its colour
+NAMES = {"lighthouse": "{}-striped lighthouse"}
 COLORS = ("blue", "orange", "red", "purple", "green", "yellow", "pink", "cyan")
 DEVICES = {  # name -> (labelled length in cm, label every, tick every, unit, range of first heights it measures)
     "ruler": (30, 5, 1, "cm", (8.0, 28.0)),
@@ -114,7 +117,7 @@ class Scene:
 
     @property
     def names(self) -> list[str]:
-        return [f"{c} {k}" for c, k in zip(self.colors, self.kinds, strict=True)]
+        return [NAMES.get(k, "{} " + k).format(c) for c, k in zip(self.colors, self.kinds, strict=True)]
 
 
 class ScaleBlur(Task):
@@ -463,15 +466,15 @@ def _draw_kind(cv: Canvas, kind: str, color: Any, cx: float, g: float, h: float,
             n = (-math.sin(t) * 0.05 * h, -math.cos(t) * 0.05 * h)
             cv.poly([hub, (tip[0] + n[0], tip[1] + n[1]), tip], (240, 236, 220), mid)
         cv.circle(hub[0], hub[1], 0.04 * h, dark, mid)
-    elif kind == "rocket":
-        cv.rect(cx - 0.3 * w, g - 0.78 * h, cx + 0.3 * w, g - 0.08 * h, (236, 236, 240), mid)
-        cv.poly([(cx - 0.3 * w, g - 0.78 * h), (cx + 0.3 * w, g - 0.78 * h), (cx, g - h)], color, mid)
+    elif kind == "rocket":  # the body carries the colour it is named by; nose and fins a darker shade of it
+        cv.rect(cx - 0.3 * w, g - 0.78 * h, cx + 0.3 * w, g - 0.08 * h, color, mid)
+        cv.poly([(cx - 0.3 * w, g - 0.78 * h), (cx + 0.3 * w, g - 0.78 * h), (cx, g - h)], dark, mid)
         for s in (-1, 1):
             cv.poly(
-                [(cx + s * 0.3 * w, g - 0.3 * h), (cx + s * 0.5 * w, g), (cx + s * 0.3 * w, g - 0.08 * h)], color, mid
+                [(cx + s * 0.3 * w, g - 0.3 * h), (cx + s * 0.5 * w, g), (cx + s * 0.3 * w, g - 0.08 * h)], dark, mid
             )
-        cv.circle(cx, g - 0.55 * h, 0.14 * w, (120, 180, 230), mid)
-        cv.rect(cx - 0.2 * w, g - 0.08 * h, cx + 0.2 * w, g, dark, mid)
+        cv.circle(cx, g - 0.55 * h, 0.14 * w, (230, 240, 250), mid)
+        cv.rect(cx - 0.2 * w, g - 0.08 * h, cx + 0.2 * w, g, (90, 90, 96), mid)
     else:  # water tower
         cv.rect(cx - 0.4 * w, g - h, cx + 0.4 * w, g - 0.62 * h, color, mid)
         cv.poly([(cx - 0.45 * w, g - 0.62 * h), (cx + 0.45 * w, g - 0.62 * h), (cx, g - 0.55 * h)], dark, mid)

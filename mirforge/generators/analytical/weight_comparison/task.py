@@ -9,7 +9,8 @@ The comparisons form a tree rooted at the answer whose every branch ends in a wr
 edge (a heavier object against a lighter one, or two lighter ones together at level 3, or a level beam between
 two objects of the same weight at level 3). So no picture is spare: hiding one cuts a branch, and the wrong option
 below the cut could then outweigh the answer (``consistent``). No two pictures weigh the same objects, and each
-picture has its own camera; the scale's look, the backdrop and the object family are drawn per instance.
+picture has its own camera; the scale's look, the backdrop and the object family are drawn per instance, and no
+two kinds that look alike (``LOOKALIKES``) are weighed in one instance, where their names would not tell them apart.
 
 The verifier reads each picture: which pan is lower (pan heights in the segmentation mask), which objects stand
 on which side of the post (their pixels), then runs the transitive closure of the relations it read.
@@ -43,6 +44,8 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "toys": ("ball", "basketball", "football", "rubber duck", "teddy bear", "toy car", "toy truck", "globe"),
     "household": ("alarm clock", "candle", "vase", "laptop", "shoe box", "flower pot", "table lamp", "bucket"),
 }
+# kinds that look alike on a pan (a green soda bottle and a green wine bottle): never two of one group in an instance
+LOOKALIKES: tuple[frozenset[str], ...] = (frozenset({"bottle", "wine bottle"}),)
 # scale looks: (beam and post, pans, backdrop)
 STYLES = (
     ((120, 110, 100), (200, 170, 90), (235, 238, 242)),  # pewter and brass
@@ -118,7 +121,7 @@ class WeightComparison(Task):
         chosen = self.config.chosen()
         family = chosen[int(rng.integers(len(chosen)))]
         pool = FAMILIES[family]
-        kinds = [pool[int(i)] for i in rng.permutation(len(pool))[:n]]
+        kinds = _distinct_kinds(rng, pool, n)
         vars_ = [int(rng.integers(min(VARIANT_POOL, len(variants(kd))))) for kd in kinds]
         widths = [round(float(rng.uniform(0.42, 0.74)), 3) for _ in range(n)]
         # the tree: object 0 is the answer, 1..n_wrong the wrong options, the rest links between them
@@ -297,8 +300,8 @@ class WeightComparison(Task):
         for k, p in enumerate(m["pictures"]):
             heavy, light, kind = read_picture(p, names)
             relations.append((heavy, light, kind))
-            left = [o["name"] for o in p["objects"] if o["x"] < p["pivot_x"]]
-            right = [o["name"] for o in p["objects"] if o["x"] >= p["pivot_x"]]
+            left = [f"the {o['name']}" for o in p["objects"] if o["x"] < p["pivot_x"]]
+            right = [f"the {o['name']}" for o in p["objects"] if o["x"] >= p["pivot_x"]]
             lower = "left" if p["left_pan_y"] > p["right_pan_y"] + LEVEL_PX else "right"
             pictures.append(
                 {
@@ -308,8 +311,8 @@ class WeightComparison(Task):
                     "level": kind == "equal",
                     "lower": lower,
                     "drop": round(abs(p["left_pan_y"] - p["right_pan_y"])),
-                    "heavy": [names[i] for i in heavy],
-                    "light": [names[i] for i in light],
+                    "heavy": [f"the {names[i]}" for i in heavy],
+                    "light": [f"the {names[i]}" for i in light],
                     "objects": [{"name": o["name"], "box": o["box"]} for o in p["objects"]],
                     "pans": {"left": boxes[(k, "left pan")], "right": boxes[(k, "right pan")]},
                 }
@@ -323,8 +326,20 @@ class WeightComparison(Task):
             "pictures": pictures,
             "answer_text": names[answer],
             "chains": _chains(scene.qtype, relations, answer, [o for o in opts if o != answer], names),
-            "equal_pairs": [[names[i] for i in hv + lt] for hv, lt, kind in relations if kind == "equal"],
+            "equal_pairs": [[f"the {names[i]}" for i in hv + lt] for hv, lt, kind in relations if kind == "equal"],
         }
+
+
+def _distinct_kinds(rng: np.random.Generator, pool: tuple[str, ...], n: int) -> list[str]:
+    """``n`` kinds of ``pool`` in random order, no two from one group of LOOKALIKES."""
+    kinds: list[str] = []
+    for i in rng.permutation(len(pool)):
+        kind = pool[int(i)]
+        if not any(kind in group and group.intersection(kinds) for group in LOOKALIKES):
+            kinds.append(kind)
+    if len(kinds) < n:
+        raise Reject("too few kinds that do not look alike")
+    return kinds[:n]
 
 
 def _tree(rng: np.random.Generator, n: int, n_wrong: int) -> list[int]:
@@ -426,29 +441,43 @@ def solve(qtype: str, n: int, relations: list, options: list[int]) -> int | None
 
 
 def _chains(qtype: str, relations: list, answer: int, wrong: list[int], names: list[str]) -> list[str]:
-    """For each wrong option, the path of pictures from it to the answer, written heaviest first."""
-    links: dict[int, list[tuple[int, str]]] = {}  # heavier (or equal) object -> (lighter object, sign)
-    for heavy, light, kind in relations:
+    """The pictures that link the answer to every wrong option, written heaviest first with the image that shows
+    each step ("thermos > apple (Image 3) > mug (Image 1)"). The paths form a tree through the answer, so each step
+    is written once: the longest path in full, then each branch from where it leaves what is written."""
+    links: dict[int, list[tuple[int, str, int]]] = {}  # heavier (or equal) object -> (lighter, sign, image)
+    for k, (heavy, light, kind) in enumerate(relations):
         if len(heavy) == 1:
             for b in light:
-                links.setdefault(heavy[0], []).append((b, "=" if kind == "equal" else ">"))
+                links.setdefault(heavy[0], []).append((b, "=" if kind == "equal" else ">", k + 1))
                 if kind == "equal":
-                    links.setdefault(b, []).append((heavy[0], "="))
-    out = []
+                    links.setdefault(b, []).append((heavy[0], "=", k + 1))
+    paths = []  # per wrong option: the objects heaviest first, and the steps (sign, image) between them
     for target in wrong:
         start, goal = (answer, target) if qtype == "heaviest" else (target, answer)
-        paths = {start: [names[start]]}
+        found: dict[int, tuple[list[int], list[tuple[str, int]]]] = {start: ([start], [])}
         frontier = [start]
-        while frontier and goal not in paths:
+        while frontier and goal not in found:
             nxt = []
             for a in frontier:
-                for b, sign in links.get(a, []):
-                    if b not in paths:
-                        paths[b] = [*paths[a], sign, names[b]]
+                for b, sign, image in links.get(a, []):
+                    if b not in found:
+                        found[b] = ([*found[a][0], b], [*found[a][1], (sign, image)])
                         nxt.append(b)
             frontier = nxt
-        if goal in paths:
-            out.append(" ".join(paths[goal]))
+        if goal in found:
+            paths.append(found[goal])
+    out: list[str] = []
+    written: set[tuple[int, int]] = set()
+    for objs, steps in sorted(paths, key=lambda p: -len(p[1])):
+        run = ""
+        for a, b, (sign, image) in zip(objs, objs[1:], steps, strict=False):
+            if (a, b) in written:  # a longer path wrote this step: a run of new steps ends here
+                out += [run] if run else []
+                run = ""
+            else:
+                written.add((a, b))
+                run = (run or names[a]) + f" {sign} {names[b]} (Image {image})"
+        out += [run] if run else []
     return out
 
 

@@ -82,6 +82,8 @@ KINDS: dict[str, tuple[str, ...]] = {
     ),
 }
 VARIANTS_PER_KIND = 3
+# painted one opaque colour, a drinking glass no longer looks like glass: call it by its shape
+PAINTED_NOUNS = {"glass": "tumbler"}
 SHAPE_WORDS = ("cube", "block", "cylinder", "cone", "ball")
 
 Cells = tuple[int, ...]  # one grid index (column or row) per object, in object order
@@ -354,14 +356,16 @@ def shape_word(obj: Object3D) -> str:
 
 def _catalogue(rng: np.random.Generator, family: str, n: int) -> list[Object3D]:
     """``n`` different kinds of the family at their real proportions, one scale for the whole scene (the widest
-    footprint fills FOOTPRINT of a cell), each painted its own colour."""
+    footprint fills FOOTPRINT of a cell), each painted its own colour and named as it then looks."""
     pool = KINDS[family]
     kinds = [pool[int(i)] for i in rng.permutation(len(pool))[:n]]
     models = [model(kind, int(rng.integers(VARIANTS_PER_KIND))) for kind in kinds]
     scale = FOOTPRINT / max(max(m.extents[0], m.extents[1]) for m in models)
     return [
-        place_object(m.kind, m.variant, m.noun, (0.0, 0.0), m.height * scale, color=PALETTE[color])
-        for m, color in zip(models, _colors(rng, n), strict=True)
+        place_object(
+            m.kind, m.variant, PAINTED_NOUNS.get(m.kind, m.noun), (0.0, 0.0), m.height * scale, color=PALETTE[c]
+        )
+        for m, c in zip(models, _colors(rng, n), strict=True)
     ]
 
 
