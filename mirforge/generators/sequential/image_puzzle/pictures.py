@@ -164,7 +164,9 @@ def landscape(rng: np.random.Generator, s: int) -> Picture:
 def city(rng: np.random.Generator, s: int) -> Picture:
     night = rng.random() < 0.4
     pic = Picture(
-        paint.gradient(s, s, (20, 24, 60), (60, 60, 110))
+        # red and green stay under 32, so the poster style keeps the night sky blue (it turned grey and teal, the
+        # grey of the buildings)
+        paint.gradient(s, s, (10, 12, 40), (24, 28, 110))
         if night
         else paint.gradient(s, s, (90, 150, 220), (200, 222, 240))
     )
@@ -382,20 +384,46 @@ def room(rng: np.random.Generator, s: int) -> Picture:
 
 
 # -- abstract geometric art -----------------------------------------------------------------------------------
+# four palettes, each colour with the name a person gives it (a rule on the channels called the pale blue "purple")
 ART = (
-    ((230, 57, 70), (241, 250, 238), (168, 218, 220), (69, 123, 157), (29, 53, 87)),
-    ((38, 70, 83), (42, 157, 143), (233, 196, 106), (244, 162, 97), (231, 111, 81)),
-    ((255, 190, 11), (251, 86, 7), (255, 0, 110), (131, 56, 236), (58, 134, 255)),
-    ((34, 34, 34), (240, 234, 214), (200, 60, 50), (40, 90, 160), (230, 190, 60)),
+    {
+        "red": (230, 57, 70),
+        "off-white": (241, 250, 238),
+        "pale blue": (168, 218, 220),
+        "steel blue": (69, 123, 157),
+        "navy": (29, 53, 87),
+    },
+    {
+        "dark slate": (38, 70, 83),
+        "teal": (42, 157, 143),
+        "sand yellow": (233, 196, 106),
+        "orange": (244, 162, 97),
+        "coral red": (231, 111, 81),
+    },
+    {
+        "yellow": (255, 190, 11),
+        "orange": (251, 86, 7),
+        "pink": (255, 0, 110),
+        "purple": (131, 56, 236),
+        "blue": (58, 134, 255),
+    },
+    {
+        "black": (34, 34, 34),
+        "cream": (240, 234, 214),
+        "red": (200, 60, 50),
+        "blue": (40, 90, 160),
+        "yellow": (230, 190, 60),
+    },
 )
 
 
 def abstract(rng: np.random.Generator, s: int) -> Picture:
-    palette = ART[int(rng.integers(len(ART)))]
+    named = ART[int(rng.integers(len(ART)))]
+    palette, word = list(named.values()), {rgb: name for name, rgb in named.items()}
     bg = palette[int(rng.integers(len(palette)))]
     pic = Picture(solid(s, bg))
     img = pic.img
-    pic.note(f"{paint.a('plain ' + _colour_word(bg))} background", (0, 0, s, s), background=True)
+    pic.note(f"{paint.a('plain ' + word[bg])} background", (0, 0, s, s), background=True)
     if rng.random() < 0.5:  # a band of stripes across the picture
         y0, h = s * float(rng.uniform(0.2, 0.7)), s * 0.15
         colour = palette[int(rng.integers(len(palette)))]
@@ -425,7 +453,7 @@ def abstract(rng: np.random.Generator, s: int) -> Picture:
         kind, colour = motifs[int(rng.integers(len(motifs)))]
         c = (s * float(rng.uniform(0.05, 0.95)), s * float(rng.uniform(0.05, 0.95)))
         r = s * float(rng.uniform(0.03, 0.11))
-        name = _colour_word(colour)
+        name = word[colour]
         if kind == "circle":
             paint.circle(img, c, r, colour)
         elif kind == "ring":
@@ -451,18 +479,6 @@ def abstract(rng: np.random.Generator, s: int) -> Picture:
         reach = r * 1.6 if kind == "bar" else r
         pic.note(f"{paint.a(name)} {kind}", (c[0] - reach, c[1] - reach, c[0] + reach, c[1] + reach))
     return pic
-
-
-def _colour_word(rgb: tuple[int, int, int]) -> str:
-    r, g, b = rgb
-    hi, lo = max(rgb), min(rgb)
-    if hi - lo < 30:
-        return "white" if hi > 200 else ("black" if hi < 70 else "grey")
-    if r >= g and r >= b:
-        return "orange" if g > 0.5 * r and b < 0.6 * g else ("pink" if b > 0.5 * r else "red")
-    if g >= r and g >= b:
-        return "yellow" if r > 0.75 * g else "green"
-    return "purple" if r > 0.6 * b else "blue"
 
 
 # -- a town map -----------------------------------------------------------------------------------------------
