@@ -93,6 +93,7 @@ class Family:
     cue: ClassVar[str]  # the measured cue, for the steps ("height of the candle")
     unit: ClassVar[str]  # its unit in the steps ("px", "%")
     rising: ClassVar[bool]  # does the cue grow over time
+    runs: ClassVar[str] = ""  # how the readings run in time, where "from the smallest to the largest" would not do
     why: ClassVar[str]  # why the cue runs one way, for the summary
 
     def look(self, rng: np.random.Generator) -> Any:
@@ -164,7 +165,7 @@ class Candle(Family):
     cue = "height of the candle above its holder"
     unit = "px"
     rising = False
-    why = "a burning candle only gets shorter, and its wax drips and pool only grow"
+    why = "a burning candle only gets shorter, and the drips and the pool of its wax only grow"
     BURN = 0.78  # share of the candle that burns away
 
     def look(self, rng: np.random.Generator) -> CandleLook:
@@ -653,7 +654,7 @@ class Fence(Family):
     cue = "share of the fence that is painted"
     unit = "%"
     rising = True
-    why = "paint once on the fence stays there: the painted share only grows"
+    why = "paint put on a fence stays on it, and the painted share only grows"
 
     def look(self, rng: np.random.Generator) -> FenceLook:
         planks = int(rng.integers(8, 11))
@@ -1033,6 +1034,10 @@ class Cooking(Family):
     process = "vegetables being chopped, fried and served"
     subject = "food"
     cue = "stage of the cooking"
+    runs = (
+        "The stages only follow one another (on the board, in the pan, on the plate), and within a stage the share "
+        "only grows, so these frames run from the earliest stage to the latest"
+    )
     unit = ""
     rising = True
     why = (
@@ -1417,7 +1422,8 @@ class Laundry(Family):
         if t >= 1:
             return f"{n} pieces of washing hanging dry on the line, light all over, with no drips"
         wet = "most of their length" if t < 1 / 3 else ("their lower half" if t < 2 / 3 else "only their hems")
-        return f"{n} pieces of washing on a line, light where dry and still dark and dripping over {wet}"
+        drips = ", dripping onto the grass" if round(5 * (1 - t)) > 0 else ""  # as draw lets the drops fall
+        return f"{n} pieces of washing on a line, dry and light at the top, still wet and dark over {wet}{drips}"
 
     def amount(self, value: float, look: LaundryLook) -> str:
         return f"about {round(value)}% still wet"

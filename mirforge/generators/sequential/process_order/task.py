@@ -321,6 +321,7 @@ class ProcessOrder(Filming, Task):
                     "cue": fam.cue,
                     "why": fam.why,
                     "rising": fam.rising,
+                    "runs": fam.runs,
                     "images": per_image,
                     "chrono": [per_image[i - 1 - FRAMES * c] for i in orders[c]],
                     "chrono_text": image_list(orders[c]),
