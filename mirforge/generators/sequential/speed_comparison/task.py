@@ -514,7 +514,13 @@ class SpeedComparison(Filming, Task):
             ts = times[t["clip"]]
             floor = np.asarray(t["floor"], float)
             px = np.asarray(t["px"], float)
-            dist = float(np.linalg.norm(floor[-1] - floor[0]))
+            # the distance and the rate as the steps give them: the lanes' x subtracted as written, the tiles to a
+            # tenth, so a reader who redoes the arithmetic gets the same numbers
+            if lanes:
+                dist = float(abs(round(px[-1][0]) - round(px[0][0])))
+            else:
+                dist = round(float(np.linalg.norm(floor[-1] - floor[0])) / scene.tile, 1) * scene.tile
+            rate = dist / (ts[-1] - ts[0])
             objs.append(
                 {
                     "name": r.name,
@@ -534,8 +540,8 @@ class SpeedComparison(Filming, Task):
                     "distance": _length(dist, lanes),
                     "duration": seconds(ts[-1] - ts[0]),
                     "speed": speeds[r.name],
-                    "rate": _rate(speeds[r.name], scene.tile, "" if lanes else SETTINGS[scene.family].tile_word),
-                    "metric": "" if lanes else f"{_length(speeds[r.name], False)}/s",
+                    "rate": _rate(rate, scene.tile, "" if lanes else SETTINGS[scene.family].tile_word),
+                    "metric": "" if lanes else f"{_length(rate, False)}/s",
                     "pixel_rate": float(np.linalg.norm(px[-1] - px[0])) / (ts[-1] - ts[0]),
                     "direction": "right" if px[-1][0] > px[0][0] else "left",
                 }
