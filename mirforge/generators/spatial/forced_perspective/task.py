@@ -489,7 +489,13 @@ class ForcedPerspective(Task):
             "links": [s["link"] for s in shots],
             "first_px": first_px,
             "last_px": last_px,
-            "apparent_text": _ratio_text(last_px / first_px, chain[0], chain[-1]),
+            "apparent_ratio": sig(max(last_px / first_px, first_px / last_px)),
+            # the photos are built to show one option by pixel heights: quoted as the option reads, and right as
+            # often as any option (when it is the answer, the steps say it is right by luck)
+            "apparent_text": next(
+                question.options[i] for i, kind in enumerate(f["kinds"]) if kind in ("apparent", "truth+apparent")
+            ),
+            "apparent_right": "truth+apparent" in f["kinds"],
             "answer_text": question.options[question.answer],
             "letters": LETTERS[: len(question.options)],
         }
