@@ -131,6 +131,7 @@ class Family:
     # -- text -------------------------------------------------------------------------------------------------
     units: ClassVar[tuple[str, str]] = ("", "")  # the unit of a gap, one and many ("minute", "minutes")
     suffix: ClassVar[str] = ""  # what follows the amount in an option ("fewer than promised")
+    suffix_many: ClassVar[str] = ""  # the same for a total over several pairs, where it differs ("... sale prices")
     by: ClassVar[str] = "short by"  # how a pair misses its promise, before the amount
     claim: ClassVar[str] = "promises"  # what a YES panel does with its value ("sets a limit of")
     gap_noun: ClassVar[str] = "shortfall"  # what the steps call a gap ("the delay", "the overcharge")
@@ -142,8 +143,8 @@ class Family:
         one, many = self.unit(pair)
         return f"{n} {one if n == 1 else many}"
 
-    def option(self, n: int, pair: Pair) -> str:
-        return f"{self.amount(n, pair)} {self.suffix}"
+    def option(self, n: int, pair: Pair, pairs: int = 1) -> str:
+        return f"{self.amount(n, pair)} {self.suffix_many if pairs > 1 and self.suffix_many else self.suffix}"
 
     def ask(self, pair: Pair, k: int) -> str:
         raise NotImplementedError
@@ -335,6 +336,7 @@ class MenuPhoto(Family):
     promises = (8, 13)
     kinds = tuple(DISHES)
     suffix = "fewer than in the photo"
+    suffix_many = "fewer than in the photos"
 
     def unit(self, pair):
         return DISHES[pair.look["kind"]][:2]
@@ -651,6 +653,7 @@ class SalePrice(Family):
     gaps = (50, 350)
     promises = (199, 3999)
     suffix = "more than the sale price"
+    suffix_many = "more than the sale prices"
     claim = "gives a sale price of"
     by = "dearer by"
     gap_noun = "overcharge"
@@ -758,6 +761,7 @@ class FillVolume(Family):
     kinds = tuple(DRINKS)
     units = ("ml", "ml")
     suffix = "less than the label says"
+    suffix_many = "less than the labels say"
 
     def shows(self, pair):
         return f"a bottle of {pair.look['kind']}", "its contents poured into a measuring jug"
@@ -936,6 +940,7 @@ class FreshDate(Family):
     kinds = ("milk", "yogurt", "bread", "cheese")
     units = ("day", "days")
     suffix = "past its best-before date"
+    suffix_many = "past their best-before dates"
     claim = "gives a best-before date of"
     by = "past its date by"
     gap_noun = "time past the best-before date"
@@ -1135,6 +1140,7 @@ class WetFloor(Family):
     promises = (1, 24)
     units = ("aisle", "aisles")
     suffix = "away from the sign"
+    suffix_many = "away from the signs"
     claim = "puts the warning sign in"
     by = "off by"
     gap_noun = "distance from the sign to the wet floor"

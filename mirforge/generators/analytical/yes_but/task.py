@@ -109,7 +109,7 @@ class YesBut(Task):
             raise Reject("the window of options would leave the range of sums")  # keeps every rank equally likely
         values = [start + j * s for j in range(n)]
         first = scene.pairs[0]
-        options = [fam.option(v, first) for v in values]
+        options = [fam.option(v, first, k) for v in values]
         yes, but = fam.shows(first)
         if k == 1:
             text = [
