@@ -358,11 +358,13 @@ class ScaleBlur(Task):
         precision = tick_every
         first = precision * round(dev["first_cm"] / precision)
         chain = [{"name": names[0], "height": _fmt(dev["first_cm"]), "image": dev["image"] + 1}]
-        estimate = dev["first_cm"]
+        # each estimate is the one before as written times the ratio as written, so a reader who redoes the chain
+        # gets the same numbers (on unrounded values, 4.2 m x 1.28 was written 5.3 m)
+        estimate = float(first)
         steps = []
         for link in links[1:]:
             j = link["link"]
-            estimate *= link["ratio"]
+            estimate = _rounded(estimate * round(link["ratio"], 2))
             steps.append(
                 {
                     "image": link["image"] + 1,
@@ -411,6 +413,15 @@ def _bridge(rng: np.random.Generator, first: float, target: float, m: int) -> li
         if np.all(np.abs(steps) <= bound) and np.all(np.abs(steps) >= math.log(1.15)):
             return [first * math.exp(s) for s in np.concatenate([[0.0], np.cumsum(steps)])]
     raise Reject("no chain of heights between the first object and the target")
+
+
+def _rounded(cm: float) -> float:
+    """``cm`` rounded as ``_fmt`` writes it."""
+    if cm >= 1000:
+        return 100.0 * round(cm / 100)
+    if cm >= 100:
+        return 10.0 * round(cm / 10)
+    return float(round(cm)) if cm >= 10 else round(cm, 1)
 
 
 def _fmt(cm: float) -> str:
