@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "77a45b2bdc5a302edc792a772c22d75d2661646efa874c0cb6085e110f54635f",
-    ("all", 20, 3): "a3b4169b74385c8208b6e644d5327d561ca24205d4bc15406fcba076f47c5f14",
+    ("all", 3, 3): "360f86179c22e97893d95325bb657661bd72977d4defc2ded4c65b7b628c6c18",
+    ("all", 20, 3): "2f11d02a27b23667775ffcac56a9a8ea3d92796a8ddd5131cd7d91ed3da4e9ae",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 
