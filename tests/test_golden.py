@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "360f86179c22e97893d95325bb657661bd72977d4defc2ded4c65b7b628c6c18",
-    ("all", 20, 3): "2f11d02a27b23667775ffcac56a9a8ea3d92796a8ddd5131cd7d91ed3da4e9ae",
+    ("all", 3, 3): "00fb0c59e2979ac6a43b9f2ba2959b4d9d21c0d1a8f44533b3d1ccbc4ac80730",
+    ("all", 20, 3): "58dd93a269352e3bd7d7f72e6f1f7ec9e6d9a29dfbf255b53c50c4155a350a7e",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

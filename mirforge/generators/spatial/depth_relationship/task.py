@@ -4,14 +4,16 @@ Everyday objects (``families``: a kitchen table, a room, toys on a play mat, a y
 surface photographed by 2-4 perspective cameras around it. Two question forms, each built so that every photo is
 needed:
 
-- ``named`` (level 1): "Which object is nearer to the camera than the mug in Image 1 and farther from the camera
-  than the lamp in Image 2?" One condition per photo; the options are objects, exactly one meets every condition,
-  and for each photo one distractor fails that photo's condition alone (in that photo the reference stands between
-  it and every other option), so without that photo two options stay possible.
-- ``premise``: "In Image 1, one object stands nearest to the camera. Which object is farther from the camera than
-  that object in Image 2 and nearer to the camera than the lamp in Image 3?" A reference is not named but defined
-  by a premise photo (two at level 3: "Call X the object nearest to the camera in Image 1 and Y ..."); without it
-  another object would be the reference and let a distractor through. Each other photo adds a condition as above.
+- ``named`` (level 1): "Which of the following objects is nearer to the camera than the mug in Image 1 and farther
+  from the camera than the lamp in Image 2?" One condition per photo; the options are objects, exactly one of them
+  meets every condition (another object may too: the options decide), and for each photo one distractor fails that
+  photo's condition alone (in that photo the reference stands between it and every other option), so without that
+  photo two options stay possible.
+- ``premise``: "In Image 1, one object stands nearest to the camera. Which of the following objects is farther from
+  the camera than that object in Image 2 and nearer to the camera than the lamp in Image 3?" A reference is not named
+  but defined by a premise photo (two at level 3: "Call X the object nearest to the camera in Image 1 and Y ...");
+  without it another object would be the reference and let a distractor through. Each other photo adds a condition
+  as above.
 
 A distractor that alone fails a photo's condition stands at that photo's end of the options' depth order, against
 the asked direction. Two readers who never find the references follow from that, and the plans answer both:
@@ -284,7 +286,7 @@ class DepthRelationship(Task):
         for c in conds:
             ref = f"the {c['ref']}" if c["premise"] is None else premises[c["premise"]]["tag"] or "that object"
             said.append(f"{_dir_text(c['dir'])} the camera than {ref} in Image {c['image'] + 1}")
-        ask = "Which object is " + _join(said)
+        ask = "Which of the following objects is " + _join(said)
         facts = {**base, "conditions": conds, "premises": premises, "options": [names[i] for i in chosen]}
         # see _thinned, once the pictures are measured; drawn with thinning off too, so that switching it keeps the
         # same questions and only changes which are refused
