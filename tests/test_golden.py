@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "00fb0c59e2979ac6a43b9f2ba2959b4d9d21c0d1a8f44533b3d1ccbc4ac80730",
-    ("all", 20, 3): "58dd93a269352e3bd7d7f72e6f1f7ec9e6d9a29dfbf255b53c50c4155a350a7e",
+    ("all", 3, 3): "667e419c4f38075aaa9034deed2ba57194b97ff27983604337b792cf8b77abf1",
+    ("all", 20, 3): "8c317b3214ee4a2b6a56e866737faa2e96706cccba01879d7a16ee092e6fb7d3",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

@@ -268,6 +268,7 @@ class View3D(Task):
             "candidates": candidates,
             "correct": candidates[question.answer],
             "letters": LETTERS[: len(question.options)],
+            "size": self.image_size,
         }
 
 
