@@ -451,7 +451,6 @@ class ImagePuzzle(Task):
             "subject": FAMILIES[scene.family][1],
             "n_images": len(rendered.images),
             "regions": [r.to_json() for r in rendered.regions],
-            "margin_pct": round(100 * self.config.margin),
         }
         s = TILE * g
         whole = _words(describe(pic, (0, 0, s, s)), 4)

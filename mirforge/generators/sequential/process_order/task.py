@@ -336,7 +336,13 @@ class ProcessOrder(Filming, Task):
             "clips": clips,
             "kind": f["kind"],
             "param": f["param"],
-            "ordinal": _ordinal(place_of_anchor, FRAMES) if f["kind"] != "order" else "",
+            "ordinal": (
+                "second to last"  # as the question put it
+                if f["kind"] == "rank" and "second to last" in question.text
+                else _ordinal(place_of_anchor, FRAMES)
+                if f["kind"] != "order"
+                else ""
+            ),
             "images": [p for clip in clips for p in clip["images"]],
             "n_images": FRAMES * len(clips),
             "found": _found(question, orders),
