@@ -21,7 +21,7 @@ import pytest
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
     ("all", 3, 3): "48c1e65b8650f5bdf3aeae9521b10ceb28de148cde813cc5a7853205b25d5254",
-    ("all", 20, 3): "174e0336cc06565e8e0700e078c4d7f1aed3eba30de9fbbdd84120f9508d43ab",
+    ("all", 20, 3): "7ee73bb7ee93b317a8efc072b8e0c4b99cfd63f676c55e6779b48c4ff585e203",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

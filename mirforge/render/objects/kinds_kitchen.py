@@ -35,7 +35,7 @@ CERAMICS = ["white ceramic", "red ceramic", "navy ceramic", "yellow ceramic", "t
 @kind(
     "bottle",
     {
-        "water": (
+        "water bottle": (
             (0.2, 0.3),
             [
                 {"body": "clear plastic", "cap": "blue plastic", "label": "sky blue paper"},
@@ -43,7 +43,7 @@ CERAMICS = ["white ceramic", "red ceramic", "navy ceramic", "yellow ceramic", "t
                 {"body": "sky blue plastic", "cap": "navy plastic", "label": "white paper"},
             ],
         ),
-        "soda": (
+        "soda bottle": (
             (0.22, 0.33),
             [
                 {"body": "bottle green plastic", "cap": "green plastic", "label": "white paper"},
@@ -52,18 +52,19 @@ CERAMICS = ["white ceramic", "red ceramic", "navy ceramic", "yellow ceramic", "t
             ],
         ),
     },
+    named_by_style=True,  # "bottle" also fits the wine bottle of the same scenes
 )
 def bottle(rng: np.random.Generator, style: str, h: float) -> Parts:
     r = h * rng.uniform(0.14, 0.17)
     neck = r * rng.uniform(0.36, 0.42)
     shoulder, neck_z, cap_z = h * rng.uniform(0.55, 0.65), h * rng.uniform(0.8, 0.84), h * 0.9
-    if style == "soda":
+    if style == "soda bottle":
         body = [(r, 0.05 * h), (r, 0.18 * h), (0.86 * r, 0.3 * h), (0.86 * r, 0.36 * h), (r, 0.46 * h)]
     else:
         body = [(r, 0.05 * h)]
     profile = [(0, 0.01 * h), (0.8 * r, 0), (0.97 * r, 0.015 * h), *body, *quarter(r, shoulder, neck, neck_z)]
     profile += [(neck, cap_z + 0.02 * h), (0, cap_z + 0.02 * h)]
-    label_lo, label_hi = (0.2, 0.42) if style == "water" else (0.08, 0.17)
+    label_lo, label_hi = (0.2, 0.42) if style == "water bottle" else (0.08, 0.17)
     cap = lathe([(0, cap_z), (neck * 1.15, cap_z), (neck * 1.15, h - 0.005 * h), (neck * 1.1, h), (0, h)], 24)
     label = cylinder(r * 1.012, label_lo * h, label_hi * h, 40)
     return [("body", lathe(profile)), ("cap", cap), ("label", label)]
