@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "48c1e65b8650f5bdf3aeae9521b10ceb28de148cde813cc5a7853205b25d5254",
-    ("all", 20, 3): "7ee73bb7ee93b317a8efc072b8e0c4b99cfd63f676c55e6779b48c4ff585e203",
+    ("all", 3, 3): "aa4d54ca264a7d33786539cba01cd97d9a0ea26257c1eb0fa272d6cba56faa25",
+    ("all", 20, 3): "7b2194aaf3712bcc210814b200ff03f84dd583b6901b17b694e66bb7a6f15630",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

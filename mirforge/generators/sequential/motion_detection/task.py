@@ -172,7 +172,7 @@ class MotionDetection(Filming, Task):
 
     def scene_knobs(self, scene: Scene) -> dict[str, Any]:
         kinds = [t.prop.kind for t in scene.things if t.prop is not None]
-        return {"family": scene.family, "shared_kind": len(kinds) != len(set(kinds)), "camera_pan": _pans(scene)}
+        return {"family": scene.family, "shared_kind": len(kinds) != len(set(kinds)), "camera_pans": _pans(scene)}
 
     # -- scene ----------------------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, level: int, variant: int | None = None) -> Scene:

@@ -177,10 +177,11 @@ class SpeedComparison(Filming, Task):
         return {
             "family": scene.family,
             "shared_kind": len(names) != len(set(names)),
-            # what was filmed: the lanes have no camera to pan or move
-            "camera_pan": any(stage.shot.moving for stage in stages),
-            "new_viewpoint_per_clip": len(stages) > 1,
-            "pixels_mislead": scene.mislead,
+            # what was filmed (the level's camera_pan and new_viewpoint_per_clip do not hold for the lanes, which
+            # have no camera), and whether pixels per second were laid out to mislead (None: left to chance)
+            "camera_pans": any(stage.shot.moving for stage in stages),
+            "viewpoints": len(stages),
+            "pixels_pick_wrong": scene.mislead,
         }
 
     # -- scene ----------------------------------------------------------------------------------------------
