@@ -261,3 +261,15 @@ def test_twin_question_matches_places_in_time_not_stages():
         nearness[sum(x < d[anchor] for x in d)] += 1
     n = sum(nearness.values())
     assert n > 1150 and all(abs(nearness[k] / n - 0.25) < 0.05 for k in range(4)), nearness
+
+
+def test_a_rank_summary_names_the_frame_as_the_question_does(task):
+    """The question may ask for the frame taken "second to last": the summary must not call it "third"."""
+    asked = []
+    for index in range(40):
+        rec = record(generate(task, index, seed=43043))
+        phrase = next((p for p in ("second to last", "third", "second") if p in rec["question"]), None)
+        if phrase and "Two videos" not in rec["question"]:
+            assert f"frame taken {phrase}" in rec["summary"], (rec["question"], rec["summary"])
+            asked.append(phrase)
+    assert "second to last" in asked and len(set(asked)) >= 2, asked

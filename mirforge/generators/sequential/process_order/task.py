@@ -197,6 +197,7 @@ class ProcessOrder(Filming, Task):
         pos = scene.ask
         distractors = [pos.keys[1 + int(i)] for i in rng.permutation(len(pos.keys) - 1)]
         slots = ", ".join(["<image>"] * FRAMES)
+        asked = ""  # the rank question's place in time, as it says it ("second to last")
         if pos.kind == "twin":
             other = FAMILIES[scene.clips[1].family]
             keys: list[Any] = [scene.image_of(0, p) for p in place(pos.keys[0], distractors, slot)]
@@ -223,10 +224,12 @@ class ProcessOrder(Filming, Task):
                 keys = [scene.image_of(0, p) for p in place(pos.keys[0], distractors, slot)]
                 options = [f"Image {i}" for i in keys]
                 param = pos.param
-                text = f"{intro} {_rank_question(pos.param, n, int(rng.integers(2)))}"
+                ask, asked = _rank_question(pos.param, n, int(rng.integers(2)))
+                text = f"{intro} {ask}"
         facts = {
             "kind": pos.kind,
             "param": param,
+            "asked": asked,
             "keys": [list(key) if isinstance(key, tuple) else key for key in keys],
             "rising": [FAMILIES[c.family].rising for c in scene.clips],
         }
@@ -336,13 +339,7 @@ class ProcessOrder(Filming, Task):
             "clips": clips,
             "kind": f["kind"],
             "param": f["param"],
-            "ordinal": (
-                "second to last"  # as the question put it
-                if f["kind"] == "rank" and "second to last" in question.text
-                else _ordinal(place_of_anchor, FRAMES)
-                if f["kind"] != "order"
-                else ""
-            ),
+            "ordinal": f["asked"] or (_ordinal(place_of_anchor, FRAMES) if f["kind"] == "twin" else ""),
             "images": [p for clip in clips for p in clip["images"]],
             "n_images": FRAMES * len(clips),
             "found": _found(question, orders),
@@ -435,14 +432,18 @@ def _ordinal(rank: int, n: int) -> str:
     return ORDINALS[rank - 1]
 
 
-def _rank_question(rank: int, n: int, wording: int) -> str:
+def _rank_question(rank: int, n: int, wording: int) -> tuple[str, str]:
+    """The question for the frame taken ``rank``-th of ``n``, and that place as the question puts it."""
     if rank == 1:
-        return ("Which frame was taken first?", "Which frame shows the earliest moment of the process?")[wording]
+        return ("Which frame was taken first?", "Which frame shows the earliest moment of the process?")[
+            wording
+        ], "first"
     if rank == n:
-        return ("Which frame was taken last?", "Which frame shows the latest moment of the process?")[wording]
+        return ("Which frame was taken last?", "Which frame shows the latest moment of the process?")[wording], "last"
     if rank == n - 1 and wording:
-        return "Which frame was taken second to last?"
+        return "Which frame was taken second to last?", "second to last"
+    ordinal = ORDINALS[rank - 1]
     return (
-        f"Counting from the earliest, which frame was taken {ORDINALS[rank - 1]}?",
-        f"If the frames are put in time order, which one comes {ORDINALS[rank - 1]}?",
-    )[wording]
+        f"Counting from the earliest, which frame was taken {ordinal}?",
+        f"If the frames are put in time order, which one comes {ordinal}?",
+    )[wording], ordinal
