@@ -4,17 +4,19 @@ image needed; options a ladder whose answer rank is the slot; families, levels a
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from mirforge.errors import InputError, Reject
 from mirforge.generators.analytical.canvas import Canvas
-from mirforge.generators.analytical.scale_blur.task import DEVICES, FAMILIES, KINDS, MAX_LINK, NAMES, _draw_kind
+from mirforge.generators.analytical.scale_blur.task import DEVICES, FAMILIES, KINDS, MAX_LINK, NAMES, _draw_kind, _fmt
 from mirforge.necessity import necessity
 from mirforge.render.scene3d import PALETTE
 
-from conftest import accepted, ask_only, make_task
+from conftest import accepted, ask_only, generate, make_task, record
 
 
 @pytest.fixture(scope="module")
@@ -128,11 +130,28 @@ def test_bad_config_names_the_field():
 def test_an_object_is_named_by_the_colour_most_of_it_shows(kind):
     """A "red rocket" has a red body (not a white one with red fins); a lighthouse, mostly white, is named by
     its stripes instead."""
-    import numpy as np
-
     cv = Canvas.blank(448, (255, 255, 255))
     _draw_kind(cv, kind, PALETTE["red"], 224.0, 420.0, 300.0, 1, 0)
     colours, counts = np.unique(cv.img[cv.mask == 1], axis=0, return_counts=True)
     most = tuple(int(v) for v in colours[counts.argmax()])
     assert (most == PALETTE["red"]) == (kind not in NAMES), (kind, most)
     assert NAMES.get(kind, "{} " + kind).format("red").startswith("red")
+
+
+def _cm(text: str) -> float:
+    value, unit = text.split()
+    return float(value) * (100 if unit == "m" else 1)
+
+
+def test_each_estimate_is_the_written_one_before_times_the_written_ratio(task):
+    """A reader who redoes the chain gets the numbers the steps give (on unrounded values, 4.2 m x 1.28 was
+    written 5.3 m)."""
+    steps = 0
+    for index in range(12):
+        img2img = record(generate(task, index, seed=43043))["img2img"]
+        before = _cm(re.search(r"is about ([\d.]+ c?m) tall", img2img).group(1))
+        for ratio, written in re.findall(r"is ([\d.]+) times as tall as the [\w -]+?: (about [\d.]+ c?m)", img2img):
+            assert written == _fmt(before * float(ratio)), (before, ratio, written)
+            before = _cm(written[len("about ") :])
+            steps += 1
+    assert steps >= 12, steps

@@ -416,7 +416,7 @@ def _bridge(rng: np.random.Generator, first: float, target: float, m: int) -> li
 
 
 def _rounded(cm: float) -> float:
-    """``cm`` rounded as ``_fmt`` writes it."""
+    """``cm`` at two significant figures, as ``_fmt`` writes it (at least 0.1 cm)."""
     if cm >= 1000:
         return 100.0 * round(cm / 100)
     if cm >= 100:
@@ -426,6 +426,7 @@ def _rounded(cm: float) -> float:
 
 def _fmt(cm: float) -> str:
     """A height at two significant figures, in cm below 1 m and in m above."""
+    cm = _rounded(cm)
     if cm >= 100:
         m = cm / 100
         return f"about {m:.0f} m" if m >= 10 else f"about {m:.1f} m"
