@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from collections import Counter
 
 import numpy as np
@@ -21,6 +22,7 @@ from mirforge.generators.spatial.forced_perspective.task import (
     _camera,
     _differ,
     _link,
+    sig,
 )
 from mirforge.generators.spatial.multiview import projected_box
 from mirforge.instance import problems
@@ -213,3 +215,15 @@ def test_bad_config_names_the_field():
         make_task("forced_perspective", option_gap="1.6,1.4,1.1")
     with pytest.raises(InputError, match="forced_perspective.n_options"):
         make_task("forced_perspective", n_options=5)
+
+
+def test_the_conclusion_states_the_product_of_the_factors_it_shows(task):
+    """A reader who multiplies the written links gets the written total (with links at two digits, "1.8 x 1.1 x
+    0.99 gives about 1.9" was 1.96); the pixel comparison quotes an option, not a ratio no option reads."""
+    for index in range(9):
+        rec = record(generate(task, index, seed=43043))
+        factors = re.search(r", ([\d. x]+), gives about ([\d.]+):", rec["conclusion"])
+        assert factors, rec["conclusion"]
+        assert sig(math.prod(float(f) for f in factors.group(1).split(" x "))) == factors.group(2), rec["conclusion"]
+        quoted = re.search(r'nearest the option "([^"]+)"', rec["img2img"]).group(1)
+        assert quoted in rec["options"].values(), quoted

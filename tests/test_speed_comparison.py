@@ -3,6 +3,7 @@ speed margins, and the ranking distractors."""
 
 from __future__ import annotations
 
+import re
 from itertools import combinations
 
 import numpy as np
@@ -206,3 +207,24 @@ def test_pixels_per_second_find_the_answer_no_more_often_than_a_guess_from_level
         as_laid_out.append(hit != scene.mislead)
     assert np.mean(as_laid_out) >= 0.9, np.mean(as_laid_out)
     assert 0.1 <= np.mean(found) <= 0.4, np.mean(found)  # a guess: 0.25
+
+
+def test_the_steps_distances_and_rates_follow_from_what_they_write():
+    """A lane's distance is the written x subtracted (108 - 41 was written "66 px") and every rate is the written
+    distance over the written time, in lanes and in tiles."""
+    checked = 0
+    for family in ("lanes", "tabletop"):
+        task = make_task("speed_comparison", family=family)
+        for index in range(6):
+            img2img = record(generate(task, index, seed=43043))["img2img"]
+            for x0, x1, px, dt, rate in re.findall(
+                r"from x = (\d+) px .*? to x = (\d+) px .*?: (\d+) px in ([\d.]+) s, \w+(?: to)? (\d+) px/s", img2img
+            ):
+                assert int(px) == abs(int(x1) - int(x0)) and int(rate) == round(int(px) / float(dt)), img2img
+                checked += 1
+            for tiles, dt, rate in re.findall(
+                r"about ([\d.]+) tiles .*? in ([\d.]+) s, \w+(?: to)? ([\d.]+) tiles/s", img2img
+            ):
+                assert f"{float(tiles) / float(dt):.1f}" == rate, (tiles, dt, rate)
+                checked += 1
+    assert checked >= 30, checked

@@ -240,7 +240,7 @@ class SpeedComparison(Filming, Task):
         scene = Scene(family, level, runners, clips, kind, fps, tile, pairs, mislead)
         if kind != "order" and not self._distractor_sets(scene):
             raise Reject("no set of options needs every frame" + ("" if mislead is None else " as pixels must"))
-        if kind == "order" and mislead is not None and self._pixels_pick_truth(scene, self._rankings(scene)) == mislead:
+        if kind == "order" and mislead is not None and self._pixels_pick_truth(scene) == mislead:
             raise Reject("ranking by pixels does not " + ("miss" if mislead else "find") + " the true order")
         return scene
 
@@ -370,11 +370,11 @@ class SpeedComparison(Filming, Task):
         truth = tuple(r.name for r in sorted(scene.runners, key=lambda r: -r.speed))
         return [truth, *(_swapped(truth, pair) for pair in (scene.pairs[:1], scene.pairs[1:], scene.pairs))]
 
-    def _pixels_pick_truth(self, scene: Scene, rankings: list[tuple[str, ...]]) -> bool:
+    def _pixels_pick_truth(self, scene: Scene) -> bool:
         """Whether the ranking nearest the order by pixels per second (fewest pairs reversed) is the truth alone."""
         rates = _pixel_rates(scene, self.image_size)
         by_pixels = sorted(rates, key=lambda n: -rates[n])
-        flips = [_reversed_pairs(order, by_pixels) for order in rankings]
+        flips = [_reversed_pairs(order, by_pixels) for order in self._rankings(scene)]
         return flips[0] < min(flips[1:])
 
     def _intro(self, scene: Scene) -> list[str]:
