@@ -13,7 +13,7 @@ import pytest
 from mirforge import LETTERS
 from mirforge.audit import blind_baseline, heuristics
 from mirforge.errors import InputError, Reject
-from mirforge.generators.spatial.location_relationship.task import COMBOS, PAIRS, _geometry, _naive
+from mirforge.generators.spatial.location_relationship.task import COMBOS, PAIRS, _anchor, _geometry, _naive
 from mirforge.generators.spatial.multiview import FAMILIES
 from mirforge.instance import problems
 from mirforge.necessity import necessity
@@ -86,6 +86,23 @@ def test_every_phrasing_says_who_asks(task):
             assert not re.search(r"(?<!I am )asked about", text)
             if facts["kind"] == "relation":
                 assert re.search(r"the question asks about|The question asks about Images? \d", steps.text2img)
+
+
+def test_the_twin_is_followed_by_a_neighbour_that_stands_closer_to_it(asked):
+    """The img2img step names the object the twin meant is followed by: on the floor, every other twin stands at
+    least 1/0.7 times as far from it. Most scenes have one; the rest match it through the objects around it."""
+    named = 0
+    for scene, q in asked[:80]:
+        r = q.facts["labels"].index(q.facts["referent"])
+        anchor = _anchor(scene.objects, scene.twins, r)
+        if anchor is None:
+            continue
+        named += 1
+        at = np.array([o.position for o in scene.objects])
+        (o,) = [i for i in range(scene.twins, len(at)) if scene.objects[i].name == anchor]
+        others = [np.linalg.norm(at[t] - at[o]) for t in range(scene.twins) if t != r]
+        assert np.linalg.norm(at[r] - at[o]) <= 0.7 * min(others)
+    assert 0.5 < named / 80 < 0.95
 
 
 def test_the_scene_holds_the_twins_the_level_asks_for(task, asked):

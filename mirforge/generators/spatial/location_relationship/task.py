@@ -61,6 +61,7 @@ from mirforge.task import Question, Region, Rendered, Task, check_families, ensu
 
 MAX_VIEWS = 6
 MAX_COVERED = 0.45  # objects the text relies on: at most this share of their projected box behind nearer objects
+ANCHOR_RATIO = 0.7  # the steps name a neighbour of the twin meant when every other twin is this much farther from it
 KINDS = ("relation", "view_match")
 CUES = ("left", "right", "nearer", "farther")
 COMBOS = ((-1, -1), (-1, 1), (1, -1), (1, 1))  # a relation question's options: one sign per asked part
@@ -347,6 +348,7 @@ class LocationRelationship(Task):
             "premise": premise,
             "premise_images": [p["image"] + 1 for p in f["premise"]],
             "referent_boxes": ref_boxes,
+            "anchor": _anchor(scene.objects, scene.twins, labels.index(r)),
         }
 
         def relation(v: int) -> dict[str, Any]:
@@ -609,6 +611,19 @@ def _labels(scene: Scene) -> list[str]:
     """Unique handles for the objects: the twins numbered ("mug 1", "mug 2"), the others by their names."""
     names = [o.name for o in scene.objects]
     return [f"{n} {i + 1}" if i < scene.twins else n for i, n in enumerate(names)]
+
+
+def _anchor(objects: tuple[Object3D, ...], twins: int, r: int) -> str | None:
+    """The object the twin meant stands clearly closer to than every other twin does (on the floor, centre to
+    centre): the neighbour a person follows it by from view to view. None when no object tells them apart."""
+    at = np.array([o.position for o in objects])
+    best, name = ANCHOR_RATIO, None
+    for o in range(twins, len(objects)):
+        own = np.linalg.norm(at[r] - at[o])
+        others = min(np.linalg.norm(at[t] - at[o]) for t in range(twins) if t != r)
+        if own <= best * others:
+            best, name = own / others, objects[o].name
+    return name
 
 
 # -- measurement side ---------------------------------------------------------------------------------------------
