@@ -10,7 +10,9 @@ import pytest
 
 from mirforge.errors import InputError, Reject
 
-from conftest import ask_only, generate, make_task
+from mirforge.templates import render_steps
+
+from conftest import accepted, ask_only, generate, make_task
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +44,48 @@ def test_verifier_rejects_a_chart_with_a_missing_cell(task):
     chart[key] = chart[key][1:]
     with pytest.raises(Reject):
         task.verify(question, broken)
+
+
+def _with_share_pie(task, qtype):
+    for i in range(400):
+        scene, question, rendered = accepted(task, i, seed=9)
+        if scene.qtype == qtype and any("share_texts" in c for c in rendered.measured["charts"]):
+            return scene, question, rendered
+    raise AssertionError(f"no {qtype} question with a pie that prints shares")
+
+
+def test_steps_read_a_share_pie_as_its_printed_share_and_add_what_they_write(task):
+    """A pie that prints shares is read as share x printed total ('about 59 (17% of 345)'), never as the exact value
+    its angle gives, and the total is the sum of the values as the steps write them."""
+    scene, question, rendered = _with_share_pie(task, "total")
+    facts = task.step_facts(scene, question, rendered)
+    shared = [cell for cell in facts["cells"] if cell["share"]]
+    assert shared
+    for cell in shared:
+        pct, total = re.fullmatch(r"(\d+)% of (\d+)", cell["share"]).groups()
+        assert cell["value"] == round(int(pct) * int(total) / 100)
+    assert facts["result"] == sum(cell["value"] for cell in facts["cells"])
+    facts.update(answer=question.letter, options=question.lettered())
+    steps = render_steps(task, facts, len(rendered.images), _First())
+    for cell in shared:
+        assert f"about {cell['value']} {facts['unit']} ({cell['share']})" in steps.img2img
+    assert " + ".join(str(cell["value"]) for cell in facts["cells"]) + f" = {facts['result']}" in steps.img2img
+
+
+def test_the_verifier_refuses_printed_shares_that_point_to_another_option(task):
+    scene, question, rendered = _with_share_pie(task, "total")
+    assert task.verify(question, rendered) == question.answer
+    broken = copy.deepcopy(rendered)
+    pie = next(c for c in broken.measured["charts"] if "share_texts" in c)
+    category = scene.categories[scene.params[0]]
+    pie["share_texts"][category] = f"{int(pie['share_texts'][category].rstrip('%')) + 30}%"
+    with pytest.raises(Reject, match="printed pie shares"):
+        task.verify(question, broken)
+
+
+class _First:
+    def integers(self, n: int) -> int:
+        return 0
 
 
 def test_options_are_clearly_apart(task):

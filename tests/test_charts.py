@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mirforge.render.charts import KINDS, ChartSpec, read_values, render_chart, units_per_px
+from mirforge.render.charts import KINDS, ChartSpec, read_printed_shares, read_values, render_chart, units_per_px
 
 TOLERANCE_PX = 0.5  # a value read back from the drawing may be off by at most half a pixel of the value axis
 CATS = ["Lisbon", "Porto", "Braga", "Faro"]
@@ -36,6 +36,17 @@ def test_plotted_values_match_the_table(kind, labels):
         for x, v in zip(spec.xlabels, values, strict=True):
             got = read[name][x] if kind != "line" else read[name][x]
             assert abs(got - v) <= tol, (kind, name, x, got, v, tol)
+
+
+def test_a_pie_that_prints_shares_is_read_as_its_printed_share_of_the_printed_total():
+    """31 of 158 prints '20%' and 'total 158': a person reads 31.6, not the 31 the wedge's angle gives."""
+    shares = read_printed_shares(render_chart(_spec("pie", labels=False)).reading)
+    total = 31 + 47 + 12 + 68
+    expected = {c: round(100 * v / total) * total / 100 for c, v in zip(CATS, [31, 47, 12, 68], strict=True)}
+    assert shares == {"Q1": pytest.approx(expected)}
+    assert shares["Q1"]["Lisbon"] == pytest.approx(0.20 * 158)
+    assert read_printed_shares(render_chart(_spec("pie", labels=True)).reading) == {}
+    assert read_printed_shares(render_chart(_spec("bar", labels=False)).reading) == {}
 
 
 def test_same_spec_same_bytes():

@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "aa4d54ca264a7d33786539cba01cd97d9a0ea26257c1eb0fa272d6cba56faa25",
-    ("all", 20, 3): "7b2194aaf3712bcc210814b200ff03f84dd583b6901b17b694e66bb7a6f15630",
+    ("all", 3, 3): "c3f66a54e348ec20d3281c91d7d4093fc958fe4254a1cc3abe7b1db4eca944f0",
+    ("all", 20, 3): "9fde97f7c533f79277d91aae4c897812f34508f0cffaec9ce150154734a81662",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

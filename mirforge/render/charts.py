@@ -117,7 +117,15 @@ def _draw(ax: Any, spec: ChartSpec) -> None:
             else:
                 mid = np.deg2rad((wedge.theta1 + wedge.theta2) / 2)
                 share = 100 * value / total
-                ax.text(0.62 * np.cos(mid), 0.62 * np.sin(mid), f"{share:.0f}%", ha="center", va="center", fontsize=8)
+                ax.text(
+                    0.62 * np.cos(mid),
+                    0.62 * np.sin(mid),
+                    f"{share:.0f}%",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    gid=f"share|{wedge.get_label()}",
+                )
         ax.text(0, -1.32, f"total {total:g} {spec.unit}", ha="center", va="center", fontsize=9, gid="total")
         ax.set_xlim(-1.45, 1.45)
         ax.set_ylim(-1.45, 1.3)
@@ -250,6 +258,11 @@ def _read(
         reading["wedges"] = wedges
         total = [t.get_text() for t in ax.texts if t.get_gid() == "total"]
         reading["total_text"] = total[0] if total else ""
+        shares = {
+            t.get_gid().split("|", 1)[1]: t.get_text() for t in ax.texts if (t.get_gid() or "").startswith("share|")
+        }
+        if shares:
+            reading["share_texts"] = shares
         return reading, boxes
     labelled = [(v, t) for v, t in ticks.y if t.get_text()]
     calib = []
@@ -308,10 +321,7 @@ def read_values(reading: dict[str, Any]) -> dict[str, dict[str, float]]:
     """series -> x label -> value, from the pixel reading alone (tick calibration, pie angles and total)."""
     out: dict[str, dict[str, float]] = {}
     if reading["kind"] == "pie":
-        match = re.search(r"total\s+([-\d.,]+)", reading["total_text"])
-        if not match:
-            raise ValueError("pie chart without a readable total")
-        total = _number(match.group(1))
+        total = _printed_total(reading)
         for w in reading["wedges"]:
             out.setdefault(w["series"], {})[w["label"]] = w["span_deg"] / 360.0 * total
         return out
@@ -331,10 +341,29 @@ def read_values(reading: dict[str, Any]) -> dict[str, dict[str, float]]:
     return out
 
 
+def _printed_total(reading: dict[str, Any]) -> float:
+    match = re.search(r"total\s+([-\d.,]+)", reading["total_text"])
+    if not match:
+        raise ValueError("pie chart without a readable total")
+    return _number(match.group(1))
+
+
+def read_printed_shares(reading: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """A pie's values as a person reads them off a pie that prints shares: each wedge's printed percentage of
+    the printed total (17% of 345 = 58.65 where the wedge's angle gives 57). Empty for every other chart."""
+    if "share_texts" not in reading:
+        return {}
+    total = _printed_total(reading)
+    out: dict[str, dict[str, float]] = {}
+    for w in reading["wedges"]:
+        pct = _number(reading["share_texts"][w["label"]].rstrip("%"))
+        out.setdefault(w["series"], {})[w["label"]] = pct * total / 100
+    return out
+
+
 def units_per_px(reading: dict[str, Any]) -> float:
     """Data units per pixel of the value axis (pie: units per degree of the total)."""
     if reading["kind"] == "pie":
-        total = _number(re.search(r"total\s+([-\d.,]+)", reading["total_text"]).group(1))
-        return total / 360.0
+        return _printed_total(reading) / 360.0
     (r0, v0), (r1, v1) = reading["y_calib"]
     return abs((v1 - v0) / (r1 - r0))

@@ -32,7 +32,7 @@ from mirforge.generators.analytical.chart_analysis.topics import (
     TOPICS,
     Topic,
 )
-from mirforge.render.charts import ChartSpec, read_values, render_chart
+from mirforge.render.charts import ChartSpec, read_printed_shares, read_values, render_chart
 from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, check_families, ensure, per_level, place
 
 QTYPES = ("total", "difference", "growth", "rank2")
@@ -204,27 +204,17 @@ class ChartAnalysis(Task):
         return Rendered(images=images, measured=measured, regions=regions)
 
     def verify(self, question: Question, rendered: Rendered) -> int:
+        """The option the values read from the pixels single out; a pie that prints shares must single out the same
+        one when read as a person reads it (printed share of the printed total, see :func:`as_read`)."""
         m = rendered.measured
-        table = measured_table(m)
-        gap = m["gap"]
-        qtype, params = m["qtype"], m["params"]
-        if qtype in ("total", "difference"):
-            value = _numeric_answer(qtype, params, table)
-            dist = [abs(v - value) for v in question.facts["values"]]
-            best = int(np.argmin(dist))
-            if dist[best] > gap / 4 or sorted(dist)[1] < gap / 2:
-                raise Reject("read value does not single out one option")
-            return best
-        order = _category_order(qtype, table)
-        scores = _category_scores(qtype, table)
-        ranked = sorted(scores, reverse=True)
-        margins = [ranked[0] - ranked[1]] if qtype == "growth" else [ranked[0] - ranked[1], ranked[1] - ranked[2]]
-        if min(margins) < gap / 2:
-            raise Reject("ranking too close to read")
-        name = m["names"]["categories"][order[0]]
-        if question.options.count(name) != 1:
-            raise Reject("answer category not among the options")
-        return question.options.index(name)
+        found = _pick(question, m, measured_table(m))
+        try:
+            read = _pick(question, m, as_read(m)[0])
+        except Reject:
+            read = None
+        if read != found:
+            raise Reject("the printed pie shares do not single out the option the drawing does")
+        return found
 
     def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int]:
         """Options some values of the hidden charts' cells (any value >= 0) could make right. Every chart draws
@@ -269,7 +259,7 @@ class ChartAnalysis(Task):
     # -- reasoning steps ------------------------------------------------------------------------------------
     def step_facts(self, scene: Scene, question: Question, rendered: Rendered) -> dict[str, Any]:
         topic = TOPICS[scene.topic]
-        table = measured_table(rendered.measured)
+        table, said = as_read(rendered.measured)
         boxes = {(r.image, r.name): r.box for r in rendered.regions}
         where = {p: k for k, (_, pidx) in enumerate(scene.blocks) for p in pidx}
         charts = []
@@ -293,6 +283,7 @@ class ChartAnalysis(Task):
                     "period": scene.periods[p],
                     "image": where[p] + 1,
                     "value": round(table[c][p]),
+                    "share": said.get((c, p)),  # a pie's printed share of its printed total, else None
                     "box": boxes[(where[p], name)],
                 }
             )
@@ -313,24 +304,26 @@ class ChartAnalysis(Task):
         }
         if scene.qtype in ("total", "difference"):
             facts["category"] = cats[scene.params[0]]
-            facts["result"] = round(_numeric_answer(scene.qtype, list(scene.params), table))
+            written = [cell["value"] for cell in cells]  # the steps add and subtract the values as written
+            facts["result"] = sum(written) if scene.qtype == "total" else written[1] - written[0]
+            facts["exact"] = facts["result"] == question.facts["values"][question.answer]
             if scene.qtype == "difference":
                 facts["from_period"], facts["to_period"] = (
                     scene.periods[scene.params[1]],
                     scene.periods[scene.params[2]],
                 )
         else:
-            scores = _category_scores(scene.qtype, table)
-            order = _category_order(scene.qtype, table)
+            written = [[round(v) for v in row] for row in table]  # scores from the values as written
+            scores = _category_scores(scene.qtype, written)
             facts["ranking"] = [
                 {
                     "category": cats[c],
                     "score": round(scores[c]),
-                    "first": round(table[c][0]),
-                    "last": round(table[c][-1]),
-                    "vals": [round(v) for v in table[c]],
+                    "first": written[c][0],
+                    "last": written[c][-1],
+                    "vals": written[c],
                 }
-                for c in order
+                for c in _category_order(scene.qtype, table)
             ]
         return facts
 
@@ -442,6 +435,28 @@ def _question_params(rng: np.random.Generator, qtype: str, table: np.ndarray, bl
     if qtype == "growth" and abs(ranked[0]) < gap / 2:  # "grew the most" or "lost the least": the sign is clear
         return None
     return ()
+
+
+def _pick(question: Question, m: dict[str, Any], table: list[list[float]]) -> int:
+    """The option ``table`` singles out by the verifier's margins (Reject when it does not)."""
+    gap, qtype, params = m["gap"], m["qtype"], m["params"]
+    if qtype in ("total", "difference"):
+        value = _numeric_answer(qtype, params, table)
+        dist = [abs(v - value) for v in question.facts["values"]]
+        best = int(np.argmin(dist))
+        if dist[best] > gap / 4 or sorted(dist)[1] < gap / 2:
+            raise Reject("read value does not single out one option")
+        return best
+    order = _category_order(qtype, table)
+    scores = _category_scores(qtype, table)
+    ranked = sorted(scores, reverse=True)
+    margins = [ranked[0] - ranked[1]] if qtype == "growth" else [ranked[0] - ranked[1], ranked[1] - ranked[2]]
+    if min(margins) < gap / 2:
+        raise Reject("ranking too close to read")
+    name = m["names"]["categories"][order[0]]
+    if question.options.count(name) != 1:
+        raise Reject("answer category not among the options")
+    return question.options.index(name)
 
 
 def _category_scores(qtype: str, table: Any) -> list[float]:
@@ -577,6 +592,22 @@ def _spec(scene: Scene, topic: Topic, kind: str, pidx: tuple[int, ...]) -> Chart
         ymax=ymax,
         value_labels=_labelled(scene, kind),
     )
+
+
+def as_read(measured: dict[str, Any]) -> tuple[list[list[float]], dict[tuple[int, int], str]]:
+    """table[category][period] as a person reads it: where a pie prints shares, each wedge is its printed
+    percentage of the printed total (17% of 345 = 58.65 where the wedge's angle gives 57); every other cell as
+    :func:`measured_table` reads it. Also the words of those share readings, by cell ("17% of 345")."""
+    table = measured_table(measured)
+    cats, pers = measured["names"]["categories"], measured["names"]["periods"]
+    said: dict[tuple[int, int], str] = {}
+    for reading in measured["charts"]:
+        for per, row in read_printed_shares(reading).items():
+            for cat, v in row.items():
+                c, p = cats.index(cat), pers.index(per)
+                table[c][p] = v
+                said[(c, p)] = f"{reading['share_texts'][cat]} of {reading['total_text'].split()[1]}"
+    return table, said
 
 
 def _labelled(scene: Scene, kind: str) -> bool:
