@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from mirforge.errors import InputError, Reject
-
 from mirforge.templates import render_steps
 
 from conftest import accepted, ask_only, generate, make_task
