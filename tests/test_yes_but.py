@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from mirforge.errors import InputError, Reject
-from mirforge.generators.analytical.yes_but.families import FAMILIES, Pair
+from mirforge.generators.analytical.yes_but.families import FAMILIES, GOODS, Pair
 from mirforge.generators.analytical.yes_but.panels import draw_style
 from mirforge.necessity import necessity
 from mirforge.templates import render_steps
@@ -203,3 +203,18 @@ def test_a_sale_scene_keeps_one_currency_as_its_differences_are_added_up():
     for index in range(2, 30, 3):  # level 3: several purchases
         scene, _ = ask_only(task, index, seed=4)
         assert len(scene.pairs) > 1 and len({p.look["currency"] for p in scene.pairs}) == 1
+
+
+def test_shelf_and_receipt_prices_are_what_each_good_costs():
+    """A sale tag and every other receipt line keep to their good's price range: a jar of jam is no 39.99."""
+    task = make_task("yes_but", families="sale_price")
+    seen = set()
+    for index in range(60):
+        scene, _ = ask_only(task, index, seed=6)
+        for pair in scene.pairs:
+            lines = [(pair.look["good"], pair.promise), *pair.look["others"]]
+            for good, cents in lines:
+                lo, hi = GOODS[good]
+                assert 100 * (lo - 1) < cents < 100 * hi, (good, cents)
+                seen.add(good)
+    assert seen == set(GOODS)

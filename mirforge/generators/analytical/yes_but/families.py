@@ -644,14 +644,26 @@ def _hand(cv: Canvas, cx: float, cy: float, angle: float, length: float, width: 
 
 
 # -- 5. a sale price versus the receipt ----------------------------------------------------------------------------
-GOODS = ("OLIVE OIL", "COFFEE BEANS", "HONEY", "SHAMPOO", "TEA", "CHEESE", "JAM", "CEREAL", "YOGURT", "PASTA")
+# what each good costs on a shelf, in whole units of the currency (both ends included): a jar of jam is no 39.99
+GOODS = {
+    "OLIVE OIL": (5, 14),
+    "COFFEE BEANS": (5, 15),
+    "HONEY": (3, 9),
+    "SHAMPOO": (2, 8),
+    "TEA": (2, 7),
+    "CHEESE": (3, 10),
+    "JAM": (2, 5),
+    "CEREAL": (2, 6),
+    "YOGURT": (2, 4),
+    "PASTA": (2, 4),
+}
 
 
 class SalePrice(Family):
     name = "sale_price"
     step = 50  # cents
     gaps = (50, 350)
-    promises = (199, 3999)
+    promises = (119, 1499)  # the span of GOODS' prices; each good draws from its own
     suffix = "more than the sale price"
     suffix_many = "more than the sale prices"
     claim = "gives a sale price of"
@@ -666,9 +678,9 @@ class SalePrice(Family):
         return "a sale tag on a shop shelf", "the receipt from the till"
 
     def sample(self, rng, gap, kind):
-        lo, hi = self.promises
-        p = 100 * int(rng.integers(lo // 100, hi // 100 + 1)) + pick(rng, [49, 99])
-        return Pair(p, p + gap, {"kind": kind, **self.look(rng, p)})
+        look = self.look(rng, 0)
+        p = _shelf_price(rng, look["good"], [49, 99])
+        return Pair(p, p + gap, {"kind": kind, **look})
 
     def actual(self, promise, gap, rng):
         return promise + gap
@@ -677,10 +689,11 @@ class SalePrice(Family):
         return actual - promise
 
     def look(self, rng, promise):
-        goods = [GOODS[int(i)] for i in rng.permutation(len(GOODS))[:4]]
+        names = list(GOODS)
+        goods = [names[int(i)] for i in rng.permutation(len(names))[:4]]
         return {
             "good": goods[0],
-            "others": [(g, 100 * int(rng.integers(1, 9)) + pick(rng, [19, 49, 79, 99])) for g in goods[1:]],
+            "others": [(g, _shelf_price(rng, g, [19, 49, 79, 99])) for g in goods[1:]],
             "line": int(rng.integers(4)),  # where the good sits on the receipt
             "currency": pick(rng, CURRENCIES),
             "tag": pick(rng, [(250, 214, 40), (230, 50, 50), (250, 140, 40)]),
@@ -747,6 +760,12 @@ class SalePrice(Family):
             raise Reject("the good is not on the receipt")
         reading = printed(cv, [box[0], box[1] - 2, box[2], box[3] + 2], pair.actual)
         return Drawn(cv, [("receipt", [x0, 70, x1 + 1, 431])], reading)
+
+
+def _shelf_price(rng: np.random.Generator, good: str, cents: list[int]) -> int:
+    """A price in cents within ``good``'s range, ending in one of ``cents`` (4.99 for a range reaching 5)."""
+    lo, hi = GOODS[good]
+    return 100 * int(rng.integers(lo - 1, hi)) + pick(rng, cents)
 
 
 # -- 6. a volume on the bottle versus the measuring jug -------------------------------------------------------------
