@@ -11,13 +11,14 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mirforge import LETTERS
 from mirforge.audit import audit, blind_baseline, heuristics
 from mirforge.errors import InputError, Reject
 from mirforge.generators.spatial.depth_relationship.task import PLACEMENT_WEIGHTS
-from mirforge.generators.spatial.multiview import FAMILIES, centres, view_boxes
+from mirforge.generators.spatial.multiview import FAMILIES, centres, everyday_objects, view_boxes
 from mirforge.instance import problems
 from mirforge.necessity import necessity
 from mirforge.placement import keep_chance, option_boxes, placement_features
@@ -350,3 +351,10 @@ def test_a_perfect_detector_that_ignores_the_question_finds_nothing(tmp_path):
     # n = 1,200 (seeds 38001, 38005; level 2 at 37-38); thinned, 25.3 at n = 3,600 (seed 38012; levels 25.9 / 23.7
     # / 26.3) and 24.5 on this split. Standard error ~2.2 points at n = 400, ~3.8 a level
     assert found.value <= 31.0 and max(found.by_level.values()) <= 36.0, (found.value, found.by_level)
+
+
+def test_a_pair_of_glasses_painted_two_colours_is_called_tumblers():
+    """Painted one opaque colour, a glass no longer looks like glass: the pair is named by its shape, as view_3d
+    names its painted glasses."""
+    names = [o.name for o in everyday_objects(np.random.default_rng(0), "tabletop", 2, pair=True, kinds=("glass",))]
+    assert len(names) == 2 and all(n.endswith(" tumbler") for n in names) and names[0] != names[1]

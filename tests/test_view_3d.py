@@ -11,7 +11,8 @@ import pytest
 from mirforge.audit_images import consensus_scores, reduced
 from mirforge.audit_stats import Shortcut, judge
 from mirforge.errors import InputError, Reject
-from mirforge.generators.spatial.view_3d.task import FAMILIES, MIN_SIDE_PX, PAINTED_NOUNS, _pair, shape_word
+from mirforge.generators.spatial.multiview import painted_noun
+from mirforge.generators.spatial.view_3d.task import FAMILIES, MIN_SIDE_PX, _pair, shape_word
 from mirforge.render.objects.catalogue import model
 
 from conftest import accepted, ask_only, generate, make_task, record
@@ -107,7 +108,7 @@ def test_names_match_the_geometry(task):
                 assert obj.name.split()[-1] == shape_word(obj), obj
             else:
                 # called by its kind (a ball by its style), or by its shape where the paint hides what it is made of
-                assert obj.name == PAINTED_NOUNS.get(obj.shape, model(obj.shape, obj.variant).noun)
+                assert obj.name == painted_noun(model(obj.shape, obj.variant))
                 assert obj.name != "glass"  # painted opaque, it is no glass to look at
         assert len({o.name for o in scene.objects}) == len(scene.objects)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from mirforge.errors import Reject
 from mirforge.generators.common import distinct_colors, object_name, random_shapes
 from mirforge.render.look import BACKDROPS, Look, draw_look
 from mirforge.render.scene3d import PALETTE, Camera, Object3D, orbit_camera
+
+if TYPE_CHECKING:
+    from mirforge.render.objects.catalogue import ObjectModel
 from mirforge.task import TaskConfig, ensure
 
 SCENE_RADIUS = 1.8  # objects stand inside this disc
@@ -340,6 +343,15 @@ def family_look(rng: np.random.Generator, family: str, backdrops: tuple[str, ...
     return draw_look(rng, family_floors(family, backdrops))
 
 
+# painted one opaque colour, a drinking glass no longer looks like glass: call it by its shape
+PAINTED_NOUNS = {"glass": "tumbler"}
+
+
+def painted_noun(m: ObjectModel) -> str:
+    """What a person calls ``m`` painted one colour all over."""
+    return PAINTED_NOUNS.get(m.kind, m.noun)
+
+
 def everyday_objects(
     rng: np.random.Generator,
     family: str,
@@ -391,11 +403,13 @@ def everyday_objects(
         a, b = (colors[int(i)] for i in rng.permutation(len(colors))[:2])
         last = out[-1]
         out[-1] = place_object(
-            m.kind, m.variant, f"{a} {m.noun}", (0.0, 0.0), m.height * scale, yaw=last.yaw, color=PALETTE[a]
+            m.kind, m.variant, f"{a} {painted_noun(m)}", (0.0, 0.0), m.height * scale, yaw=last.yaw, color=PALETTE[a]
         )
         yaw = float(rng.uniform(0, 2 * math.pi))
         out.append(
-            place_object(m.kind, m.variant, f"{b} {m.noun}", (0.0, 0.0), m.height * scale, yaw=yaw, color=PALETTE[b])
+            place_object(
+                m.kind, m.variant, f"{b} {painted_noun(m)}", (0.0, 0.0), m.height * scale, yaw=yaw, color=PALETTE[b]
+            )
         )
     return tuple(out)
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from mirforge import LETTERS
 from mirforge.errors import Reject
+from mirforge.generators.spatial.multiview import painted_noun
 from mirforge.render.objects import model
 from mirforge.render.objects.place import place as place_object
 from mirforge.render.scene3d import PALETTE, Object3D, Scene3D, ortho_view
@@ -82,8 +83,6 @@ KINDS: dict[str, tuple[str, ...]] = {
     ),
 }
 VARIANTS_PER_KIND = 3
-# painted one opaque colour, a drinking glass no longer looks like glass: call it by its shape
-PAINTED_NOUNS = {"glass": "tumbler"}
 SHAPE_WORDS = ("cube", "block", "cylinder", "cone", "ball")
 
 Cells = tuple[int, ...]  # one grid index (column or row) per object, in object order
@@ -363,9 +362,7 @@ def _catalogue(rng: np.random.Generator, family: str, n: int) -> list[Object3D]:
     models = [model(kind, int(rng.integers(VARIANTS_PER_KIND))) for kind in kinds]
     scale = FOOTPRINT / max(max(m.extents[0], m.extents[1]) for m in models)
     return [
-        place_object(
-            m.kind, m.variant, PAINTED_NOUNS.get(m.kind, m.noun), (0.0, 0.0), m.height * scale, color=PALETTE[c]
-        )
+        place_object(m.kind, m.variant, painted_noun(m), (0.0, 0.0), m.height * scale, color=PALETTE[c])
         for m, c in zip(models, _colors(rng, n), strict=True)
     ]
 
