@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "aea370b43517482ab97a40b25eae93fbe8304fd93d9ac2ab84d7d0059e3c5ea9",
-    ("all", 20, 3): "afee27620e2f50e7cacbdf7ef01ac9dce494af532cc0d22a0f6fde6b5df0b4be",
+    ("all", 3, 3): "dede6df93a4cd45942d45834d1c580b533df586bc4e555b3202256f73bf93e08",
+    ("all", 20, 3): "52ee5fdae92125b6fd312789d531b4832e9bfe5a6aa8c6c56b0af1260e7a5d8b",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

@@ -155,3 +155,25 @@ def test_each_estimate_is_the_written_one_before_times_the_written_ratio(task):
             before = _cm(written[len("about ") :])
             steps += 1
     assert steps >= 12, steps
+
+
+def test_the_device_is_read_to_half_a_mark(task):
+    """A top halfway between two marks is read as halfway (65 cm between 60 and 70), so the first reading is within
+    a quarter of a mark of the measured top; read to the nearest mark it was up to half a mark off (70 for 65)."""
+    off = []
+    for index in range(12):
+        scene, question, rendered = accepted(task, index, seed=43043)
+        first = min(rendered.measured["links"], key=lambda link: link["link"])
+        tick = DEVICES[scene.device][2]
+        read = _cm(task.step_facts(scene, question, rendered)["first_reading"])
+        off.append(abs(read - first["first_cm"]) / tick)
+    assert max(off) <= 0.25 + 1e-9 and max(off) > 0.05, off
+
+
+def test_windmill_sails_are_outlined_against_a_pale_sky():
+    """Pale sails on a pale sky were near invisible, and the windmill's top is a sail's tip."""
+    cv = Canvas.blank(448, (236, 236, 240))
+    _draw_kind(cv, "windmill", PALETTE["orange"], 224.0, 420.0, 300.0, 1, 0)
+    top = int(np.nonzero(cv.mask == 1)[0].min())
+    rows = cv.img[top : top + 6].astype(int)
+    assert np.abs(rows - np.array([236, 236, 240])).sum(axis=-1).max() > 150

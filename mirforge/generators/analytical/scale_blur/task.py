@@ -355,7 +355,7 @@ class ScaleBlur(Task):
         links = sorted(rendered.measured["links"], key=lambda x: x["link"])
         dev = links[0]
         length, label_every, tick_every, unit, _ = DEVICES[scene.device]
-        precision = tick_every
+        precision = tick_every / 2  # a top between two marks is read as halfway (65 cm, not 70)
         first = precision * round(dev["first_cm"] / precision)
         chain = [{"name": names[0], "height": _fmt(dev["first_cm"]), "image": dev["image"] + 1}]
         # each estimate is the one before as written times the ratio as written, so a reader who redoes the chain
@@ -476,7 +476,10 @@ def _draw_kind(cv: Canvas, kind: str, color: Any, cx: float, g: float, h: float,
             t = math.radians(a)
             tip = (hub[0] + r * math.cos(t), hub[1] - r * math.sin(t))
             n = (-math.sin(t) * 0.05 * h, -math.cos(t) * 0.05 * h)
-            cv.poly([hub, (tip[0] + n[0], tip[1] + n[1]), tip], (240, 236, 220), mid)
+            blade = [hub, (tip[0] + n[0], tip[1] + n[1]), tip]
+            cv.poly(blade, (240, 236, 220), mid)
+            for p, q in zip(blade, blade[1:] + blade[:1], strict=True):  # pale sails vanish against a pale sky
+                cv.line(p, q, dark, 1, mid)
         cv.circle(hub[0], hub[1], 0.04 * h, dark, mid)
     elif kind == "rocket":  # the body carries the colour it is named by; nose and fins a darker shade of it
         cv.rect(cx - 0.3 * w, g - 0.78 * h, cx + 0.3 * w, g - 0.08 * h, color, mid)
