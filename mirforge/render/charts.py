@@ -321,7 +321,7 @@ def read_values(reading: dict[str, Any]) -> dict[str, dict[str, float]]:
     """series -> x label -> value, from the pixel reading alone (tick calibration, pie angles and total)."""
     out: dict[str, dict[str, float]] = {}
     if reading["kind"] == "pie":
-        total = _printed_total(reading)
+        total = printed_total(reading)
         for w in reading["wedges"]:
             out.setdefault(w["series"], {})[w["label"]] = w["span_deg"] / 360.0 * total
         return out
@@ -341,7 +341,8 @@ def read_values(reading: dict[str, Any]) -> dict[str, dict[str, float]]:
     return out
 
 
-def _printed_total(reading: dict[str, Any]) -> float:
+def printed_total(reading: dict[str, Any]) -> float:
+    """The total a pie prints below itself."""
     match = re.search(r"total\s+([-\d.,]+)", reading["total_text"])
     if not match:
         raise ValueError("pie chart without a readable total")
@@ -353,7 +354,7 @@ def read_printed_shares(reading: dict[str, Any]) -> dict[str, dict[str, float]]:
     the printed total (17% of 345 = 58.65 where the wedge's angle gives 57). Empty for every other chart."""
     if "share_texts" not in reading:
         return {}
-    total = _printed_total(reading)
+    total = printed_total(reading)
     out: dict[str, dict[str, float]] = {}
     for w in reading["wedges"]:
         pct = _number(reading["share_texts"][w["label"]].rstrip("%"))
@@ -364,6 +365,6 @@ def read_printed_shares(reading: dict[str, Any]) -> dict[str, dict[str, float]]:
 def units_per_px(reading: dict[str, Any]) -> float:
     """Data units per pixel of the value axis (pie: units per degree of the total)."""
     if reading["kind"] == "pie":
-        return _printed_total(reading) / 360.0
+        return printed_total(reading) / 360.0
     (r0, v0), (r1, v1) = reading["y_calib"]
     return abs((v1 - v0) / (r1 - r0))

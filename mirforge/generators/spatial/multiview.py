@@ -19,10 +19,10 @@ from mirforge.errors import Reject
 from mirforge.generators.common import distinct_colors, object_name, random_shapes
 from mirforge.render.look import BACKDROPS, Look, draw_look
 from mirforge.render.scene3d import PALETTE, Camera, Object3D, orbit_camera
+from mirforge.task import TaskConfig, ensure
 
 if TYPE_CHECKING:
     from mirforge.render.objects.catalogue import ObjectModel
-from mirforge.task import TaskConfig, ensure
 
 SCENE_RADIUS = 1.8  # objects stand inside this disc
 TARGET = (0.0, 0.0, 0.3)

@@ -32,7 +32,7 @@ from mirforge.generators.analytical.chart_analysis.topics import (
     TOPICS,
     Topic,
 )
-from mirforge.render.charts import ChartSpec, read_printed_shares, read_values, render_chart
+from mirforge.render.charts import ChartSpec, printed_total, read_printed_shares, read_values, render_chart
 from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, check_families, ensure, per_level, place
 
 QTYPES = ("total", "difference", "growth", "rank2")
@@ -606,7 +606,7 @@ def as_read(measured: dict[str, Any]) -> tuple[list[list[float]], dict[tuple[int
             for cat, v in row.items():
                 c, p = cats.index(cat), pers.index(per)
                 table[c][p] = v
-                said[(c, p)] = f"{reading['share_texts'][cat]} of {reading['total_text'].split()[1]}"
+                said[(c, p)] = f"{reading['share_texts'][cat]} of {printed_total(reading):g}"
     return table, said
 
 

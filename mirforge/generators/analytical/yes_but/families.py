@@ -663,7 +663,7 @@ class SalePrice(Family):
     name = "sale_price"
     step = 50  # cents
     gaps = (50, 350)
-    promises = (119, 1499)  # the span of GOODS' prices; each good draws from its own
+    promises = (149, 1499)  # the span of sale tags over GOODS (1.49 to 14.99); each good draws from its own
     suffix = "more than the sale price"
     suffix_many = "more than the sale prices"
     claim = "gives a sale price of"
