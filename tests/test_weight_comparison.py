@@ -12,13 +12,15 @@ from mirforge.errors import InputError
 from mirforge.generators.analytical.weight_comparison.task import (
     FAMILIES,
     LOOKALIKES,
+    SHOWN_STYLES,
     _chains,
     _relation,
     _tilt_of,
     solve,
 )
+from mirforge.render.objects.catalogue import model
 
-from conftest import accepted, ask_only, generate, make_task
+from conftest import accepted, ask_only, generate, make_task, record
 
 
 @pytest.fixture(scope="module")
@@ -132,3 +134,30 @@ def test_the_chains_write_each_picture_once(task):
         cited = sorted(int(k) for k in re.findall(r"\(Image (\d+)\)", text))
         assert cited == sorted(k + 1 for k, (_, light, _) in enumerate(relations) for _ in light), text
         assert all(o in text for o in q.options), text
+
+
+def test_objects_keep_their_real_order_of_size(task):
+    """An apple is drawn smaller than a kettle and a wine bottle taller than a mug (sizes pressed together, not
+    drawn at random: a random size made an apple as big as a melon); a glass is a glass of juice, since an empty
+    clear glass renders as an opaque white cup."""
+    for i in range(40):
+        scene, _ = ask_only(task, i, seed=8)
+        real = [max(model(k, v).extents) for k, v in zip(scene.kinds, scene.variants, strict=True)]
+        for a in range(len(real)):
+            for b in range(len(real)):
+                if real[a] > 1.25 * real[b]:  # beyond the +-10% jitter
+                    assert scene.sizes[a] > scene.sizes[b], (scene.kinds[a], scene.kinds[b])
+        for k, v in zip(scene.kinds, scene.variants, strict=True):
+            assert k not in SHOWN_STYLES or model(k, v).style in SHOWN_STYLES[k]
+
+
+def test_recorded_knobs_say_what_was_drawn():
+    """Level 3 puts two objects on a pan only in heaviest questions: a lightest one records none."""
+    task = make_task("weight_comparison")
+    seen = {"heaviest": set(), "lightest": set()}
+    for i in range(2, 45, 3):
+        rec = record(generate(task, i, seed=2))
+        assert rec["difficulty"]["level"] == 3
+        qtype = "lightest" if "lightest" in rec["question"] else "heaviest"
+        seen[qtype].add(rec["difficulty"]["knobs"]["two_object_pans"])
+    assert seen["lightest"] == {False} and True in seen["heaviest"], seen

@@ -26,7 +26,7 @@ import numpy as np
 
 from mirforge.errors import Reject
 from mirforge.render.look import Backdrop, Look
-from mirforge.render.objects.catalogue import model, variants
+from mirforge.render.objects.catalogue import get_kind, model, variants
 from mirforge.render.objects.place import place as place_object
 from mirforge.render.scene3d import Object3D, Scene3D, orbit_camera
 from mirforge.task import Question, Region, Rendered, Task, TaskConfig, check_families, ensure, per_level, place
@@ -39,6 +39,14 @@ PAN_RADIUS = 0.45
 LEVEL_PX = 8.0  # pan height difference below this: balanced (a turned camera puts one pan a few pixels lower)
 TILT_PX = 24.0  # above this: tilted (a 9 degree tilt drops a pan ~40 px); in between the picture is ambiguous
 VARIANT_POOL = 3  # variants drawn per kind (each new variant costs a mesh build)
+# styles a kind is drawn in, where some of its styles do not read as their name on a pan: an empty clear tumbler
+# renders as an opaque white cup, a glass of juice reads as a glass
+SHOWN_STYLES = {"glass": ("glass of juice",)}
+# an object's largest dimension on the scale: real sizes pressed together (a power below 1), so an apple stays
+# smaller than a kettle and a wine bottle taller than a mug, yet the smallest stays large enough to see and the
+# largest fits its pan. Weights are drawn apart from the kinds, so sizes still say nothing about weights.
+SIZE_AT_30CM = 0.45
+SIZE_POWER = 0.6
 FAMILIES: dict[str, tuple[str, ...]] = {
     "kitchen": ("mug", "kettle", "teapot", "jar", "glass", "can", "bottle", "thermos", "wine bottle", "apple"),
     "toys": ("ball", "basketball", "football", "rubber duck", "teddy bear", "toy car", "toy truck", "globe"),
@@ -86,7 +94,7 @@ class Scene:
     names: tuple[str, ...]
     kinds: tuple[str, ...]
     variants: tuple[int, ...]
-    widths: tuple[float, ...]  # footprint width on a pan alone
+    sizes: tuple[float, ...]  # largest dimension on the scale (``_size``)
     weights: tuple[float, ...]
     comparisons: tuple[Comparison, ...]
     options: tuple[int, ...]  # the answer first, then the wrong options
@@ -111,7 +119,13 @@ class WeightComparison(Task):
         }
 
     def scene_knobs(self, scene: Scene) -> dict[str, Any]:
-        return {"family": scene.family}
+        # what was drawn, over the level's names: a lightest question or a tree with no two siblings gets no
+        # two-object pan at level 3
+        return {
+            "family": scene.family,
+            "two_object_pans": any(len(pan) > 1 for comp in scene.comparisons for pan in comp),
+            "equal_pair": any(_tilt_of(scene, comp) == 0 for comp in scene.comparisons),
+        }
 
     # -- scene and question ---------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, level: int) -> Scene:
@@ -122,8 +136,9 @@ class WeightComparison(Task):
         family = chosen[int(rng.integers(len(chosen)))]
         pool = FAMILIES[family]
         kinds = _distinct_kinds(rng, pool, n)
-        vars_ = [int(rng.integers(min(VARIANT_POOL, len(variants(kd))))) for kd in kinds]
-        widths = [round(float(rng.uniform(0.42, 0.74)), 3) for _ in range(n)]
+        pools = [_variant_pool(kd) for kd in kinds]
+        vars_ = [pool[int(rng.integers(len(pool)))] for pool in pools]
+        sizes = [_size(kd, v, float(rng.uniform(0.9, 1.1))) for kd, v in zip(kinds, vars_, strict=True)]
         # the tree: object 0 is the answer, 1..n_wrong the wrong options, the rest links between them
         parent = _tree(rng, n, n_wrong)
         children: dict[int, list[int]] = {}
@@ -176,7 +191,7 @@ class WeightComparison(Task):
             names=tuple(model(kinds[old], vars_[old]).noun for old in order),
             kinds=tuple(kinds[old] for old in order),
             variants=tuple(vars_[old] for old in order),
-            widths=tuple(widths[old] for old in order),
+            sizes=tuple(sizes[old] for old in order),
             weights=tuple(w[old] for old in order),
             comparisons=comparisons,
             options=tuple(new_of[i] for i in range(self.config.n_options)),
@@ -340,6 +355,19 @@ def _distinct_kinds(rng: np.random.Generator, pool: tuple[str, ...], n: int) -> 
     if len(kinds) < n:
         raise Reject("too few kinds that do not look alike")
     return kinds[:n]
+
+
+def _variant_pool(kind: str) -> list[int]:
+    """The variants ``kind`` is drawn in: its first ``VARIANT_POOL`` in the styles it may show."""
+    styles = SHOWN_STYLES.get(kind)
+    combos = get_kind(kind).combos
+    return [v for v in variants(kind) if styles is None or combos[v][0].name in styles][:VARIANT_POOL]
+
+
+def _size(kind: str, variant: int, jitter: float) -> float:
+    """The object's largest dimension on the scale, from its real one (``SIZE_AT_30CM``, ``SIZE_POWER``)."""
+    real = float(max(model(kind, variant).extents))
+    return round(SIZE_AT_30CM * (real / 0.3) ** SIZE_POWER * jitter, 3)
 
 
 def _tree(rng: np.random.Generator, n: int, n_wrong: int) -> list[int]:
@@ -510,10 +538,11 @@ def _scale_objects(
         )
         offsets = [0.0] if len(load) == 1 else [-0.19, 0.19]
         for i, dx in zip(load, offsets, strict=True):
-            width = scene.widths[i] if len(load) == 1 else min(scene.widths[i], 0.34)
-            m = model(scene.kinds[i], scene.variants[i])
-            ext = m.extents
-            height = min(width / max(ext[0], ext[1]) * ext[2], 0.62)  # footprint on the pan, not too tall
+            ext = model(scene.kinds[i], scene.variants[i]).extents
+            scale = min(scene.sizes[i] / max(ext), 0.6 / ext[2])  # below the yoke over the pan
+            if len(load) == 2:  # two side by side: each footprint within its half of the pan
+                scale = min(scale, 0.34 / max(ext[0], ext[1]))
+            height = scale * ext[2]
             roles["objects"].append((scene.names[i], len(objs)))
             objs.append(
                 place_object(
