@@ -15,7 +15,7 @@ from mirforge.generators.sequential.speed_comparison.task import FAMILIES
 from mirforge.render import gl
 from mirforge.render.scene3d import Scene3D
 
-from conftest import accepted, ask_only, generate, make_task, record
+from conftest import accepted, ask_only, generate, make_task, record, step_facts
 
 PIXEL_TOLERANCE = 2.0  # decoded-frame centroid offsets against those of the exact id render (or of the drawing)
 FLOOR_TOLERANCE = (0.15, 0.08)  # offsets over the floor against the true ones: 0.15 tile + 8% of the distance
@@ -228,3 +228,26 @@ def test_the_steps_distances_and_rates_follow_from_what_they_write():
                 assert f"{float(tiles) / float(dt):.1f}" == rate, (tiles, dt, rate)
                 checked += 1
     assert checked >= 30, checked
+
+
+def test_the_written_ratio_is_the_ratio_of_the_written_rates():
+    """'1.9 tiles/s ... 1.4 times the speed of the runner-up (1.4 tiles/s)': the ratio divides the rates as the
+    steps write them, not the unrounded speeds behind them."""
+    task = make_task("speed_comparison", families="tabletop,lanes")
+    for index in range(8):
+        facts, _ = step_facts(task, index, seed=12)
+        ranked = facts["ranked"]
+        number = [float(o["rate"].split()[0]) for o in ranked]
+        assert facts["ratio_top"] == f"{number[0] / number[1]:.1f}", (index, [o["rate"] for o in ranked])
+        assert facts["ratio_low"] == f"{number[-2] / number[-1]:.1f}", (index, [o["rate"] for o in ranked])
+
+
+def test_recorded_knobs_say_what_was_filmed():
+    """The lanes have one fixed top-down camera: at level 3, whose setting pans the 3D cameras, the record says no
+    pan and no new viewpoints, as the question does."""
+    task = make_task("speed_comparison", families="lanes")
+    knobs = record(generate(task, 2, seed=5))["difficulty"]["knobs"]
+    assert knobs["camera_pan"] is False and knobs["new_viewpoint_per_clip"] is False
+    task = make_task("speed_comparison", families="tabletop")
+    knobs = record(generate(task, 2, seed=5))["difficulty"]["knobs"]
+    assert knobs["camera_pan"] is True and knobs["new_viewpoint_per_clip"] is True

@@ -171,8 +171,9 @@ class MotionDetection(Filming, Task):
         }
 
     def scene_knobs(self, scene: Scene) -> dict[str, Any]:
+        # camera_pan: whether the view moved in what was filmed, which the recorded knobs give over the level's setting
         kinds = [t.prop.kind for t in scene.things if t.prop is not None]
-        return {"family": scene.family, "shared_kind": len(kinds) != len(set(kinds)), "camera_pans": _pans(scene)}
+        return {"family": scene.family, "shared_kind": len(kinds) != len(set(kinds)), "camera_pan": _pans(scene)}
 
     # -- scene ----------------------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, level: int, variant: int | None = None) -> Scene:
