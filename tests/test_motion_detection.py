@@ -10,7 +10,15 @@ import numpy as np
 import pytest
 
 from mirforge.errors import InputError
-from mirforge.generators.sequential.motion_detection.task import FAMILIES, _clear, _gap_to_point, _positions, _tiles
+from mirforge.generators.sequential import clips3d
+from mirforge.generators.sequential.motion_detection.task import (
+    FAMILIES,
+    _clear,
+    _compass_of,
+    _gap_to_point,
+    _positions,
+    _tiles,
+)
 from mirforge.render import gl
 from mirforge.render.scene3d import Scene3D
 from mirforge.render.video import film
@@ -154,3 +162,39 @@ def test_a_corridor_keeps_its_gap_to_where_the_others_stand():
     assert _gap_to_point(path[:1], np.array([3.0, 4.0])) == pytest.approx(5.0)  # an object that stands still
     other = [np.array([5.0, 4.0]), np.array([5.0, 30.0])]  # stands 4 from the path, its own path runs far away
     assert _clear(path, [other], gap=3.5) and not _clear(path, [other], gap=4.5)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_panned_clip_offers_what_a_reader_who_forgets_the_pan_sees(family):
+    """At level 3 the view pans: a still object slides across the picture. The wrong direction of a
+    which-statement question is the one it slides in, so 'the <other> moved <that way>' is what the pixels show
+    to a reader who judges motion against the frame instead of the floor."""
+    task = make_task("motion_detection", family=family)
+    checked = 0
+    for index in range(2, 60, 3):  # level 3
+        scene, question = ask_only(task, index, seed=31)
+        if scene.kind != "which_direction":
+            continue
+        scene, question, rendered = accepted(task, index, seed=31)
+        if scene.kind != "which_direction":
+            continue
+        mover = scene.things[scene.mover].name
+        direction = scene.legs[0]
+        wrong = {d for who, d in question.facts["keys"] if d != direction}
+        (other,) = {who for who, _ in question.facts["keys"] if who != mover}
+        px = np.asarray(rendered.measured["tracks"][other]["px"], float)
+        if scene.stage is None:
+            shift = np.array([px[-1][0] - px[0][0], px[0][1] - px[-1][1]])
+        else:  # carried to the floor as if the camera stood still, as that reader does
+            cam = scene.stage.shot.camera(0.0)
+            travel = np.subtract(*(clips3d.floor_at(cam, task.image_size, x, y, 0.0) for x, y in (px[-1], px[0])))
+            right, away = clips3d.view_axes(cam)
+            shift = np.array([travel @ right, travel @ away])
+        seen = _compass_of(shift, scene.sectors)
+        if seen == direction:  # the pan runs the mover's way: any other direction is as good a distractor
+            continue
+        assert wrong == {seen}, (index, wrong, seen, shift)
+        checked += 1
+        if checked == 3:
+            break
+    assert checked >= 2

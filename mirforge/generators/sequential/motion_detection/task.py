@@ -374,6 +374,9 @@ class MotionDetection(Filming, Task):
             other = names[[int(i) for i in rng.permutation(len(names)) if int(i) != scene.mover][0]]
             turn = [d for d in pool if d != direction]
             wrong = turn[int(rng.integers(len(turn)))]
+            drift = _still_drift(scene)
+            if drift is not None and drift != direction:  # what a reader who forgets the pan sees the other do
+                wrong = drift
             grid = [(who, d) for who, d in product((mover, other), (direction, wrong))]
             distractors = [g for g in grid if g != (mover, direction)]
             keys = place((mover, direction), [distractors[int(i)] for i in rng.permutation(3)], slot)
@@ -637,12 +640,14 @@ class MotionDetection(Filming, Task):
                 }
             )
         chrono = [1 + scene.shown.index(c) for c in range(len(scene.indices))]
+        drift = _still_drift(scene)
         facts: dict[str, Any] = {
             "kind": scene.kind,
             "flat": flat,
             "surface": "floor" if flat else SETTINGS[scene.family].surface,
             "unit": "grid square" if flat else SETTINGS[scene.family].tile_word,
             "pan": _pans(scene),
+            "drift": phrase[drift] if drift not in (None, scene.legs[0]) else "",
             "mover": mover,
             "direction": phrase[scene.legs[0]],
             "objects": objects,
@@ -675,6 +680,20 @@ class MotionDetection(Filming, Task):
 def _pans(scene: Scene) -> bool:
     """Whether the view moves during the clip (the flat floor slides, or the 3D camera travels)."""
     return scene.pan != (0.0, 0.0) or bool(scene.stage and scene.stage.shot.moving)
+
+
+def _still_drift(scene: Scene) -> str | None:
+    """The direction in which everything that stays still slides across the picture as the view pans (in the
+    question's frame: x right, y up the picture or away from the camera), or None without a pan."""
+    if not _pans(scene):
+        return None
+    if scene.stage is None:  # flat: the picture shifts by ``pan`` (y down)
+        shift = np.array([scene.pan[0], -scene.pan[1]])
+    else:  # the camera travels by ``pan`` over the floor: what stands still slides the other way
+        right, away = clips3d.view_axes(scene.stage.shot.camera(0.0))
+        travel = np.asarray(scene.stage.shot.pan, float)
+        shift = -np.array([travel @ right, travel @ away])
+    return _compass_of(shift, scene.sectors)
 
 
 def _unit(direction: str) -> tuple[float, float]:
