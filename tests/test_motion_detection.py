@@ -115,7 +115,7 @@ def test_levels_and_paths():
         assert len(scene.things) == k["n_objects"] and scene.kind in k["kinds"]
         frames = {"order": k["order_frames"], "path": k["path_legs"] + 1}.get(scene.kind, 2)
         assert question.text.count("<image>") == len(scene.indices) == frames
-        assert (scene.pan != (0.0, 0.0)) == k["camera_pan"]
+        assert (scene.pan != (0.0, 0.0)) == task.config.pan_per_level[scene.level - 1]
         if scene.kind == "order":
             orders.add(scene.shown)  # any order, the chronological one too (an option that is never right would be)
         mover = scene.things[scene.mover].path

@@ -89,7 +89,7 @@ def test_levels_give_their_clips_frames_and_objects(task):
         assert question.text.count("<image>") == k["n_clips"] * k["frames_per_clip"]
         assert scene.kind in k["kinds"]
         if scene.family != "lanes":
-            assert all(c.stage.shot.moving == k["camera_pan"] for c in scene.clips)
+            assert all(c.stage.shot.moving == task.config.pan_per_level[scene.level - 1] for c in scene.clips)
         durations = [c.indices[-1] for c in scene.clips]
         assert len(set(durations)) == len(durations)  # clips never share their frame times
 

@@ -114,13 +114,11 @@ class WeightComparison(Task):
         return {
             "n_objects": self.config.objects_per_level[level - 1],
             "questions": list(QTYPES),
-            "two_object_pans": level == 3,
-            "equal_pair": level >= 2,
         }
 
     def scene_knobs(self, scene: Scene) -> dict[str, Any]:
-        # what was drawn, over the level's names: a lightest question or a tree with no two siblings gets no
-        # two-object pan at level 3
+        # what was drawn: level 3 may put two objects on a pan (heaviest questions whose tree has two siblings),
+        # levels 2 and 3 balance one picture
         return {
             "family": scene.family,
             "two_object_pans": any(len(pan) > 1 for comp in scene.comparisons for pan in comp),
@@ -145,14 +143,14 @@ class WeightComparison(Task):
         for c in range(1, n):
             children.setdefault(parent[c], []).append(c)
         equal_edge = -1
-        if k["equal_pair"]:  # one picture balances under a link (two tied options could neither be the heaviest)
+        if level >= 2:  # one picture balances under a link (two tied options could neither be the heaviest)
             links = range(n_wrong + 1, n)
             cands = [c for c in range(1, n_wrong + 1) if parent[c] in links] or [c for c in links if parent[c] in links]
             if not cands:
                 raise Reject("no edge under a link for a level beam")
             equal_edge = cands[int(rng.integers(len(cands)))]
         merged: tuple[int, int] | None = None
-        if k["two_object_pans"] and qtype == "heaviest":
+        if level == 3 and qtype == "heaviest":
             pairs = [(p, cs) for p, cs in children.items() if len([c for c in cs if c != equal_edge]) >= 2]
             if pairs:
                 p, cs = pairs[int(rng.integers(len(pairs)))]

@@ -162,7 +162,6 @@ class MotionDetection(Filming, Task):
             "directions": self.config.directions_per_level[i],
             "order_frames": self.config.order_frames_per_level[i],
             "path_legs": self.config.path_legs_per_level[i],
-            "camera_pan": self.config.pan_per_level[i],
             "kinds": [
                 ["which", "direction", "order"],
                 ["which", "which_direction", "order", "path"],
@@ -171,7 +170,7 @@ class MotionDetection(Filming, Task):
         }
 
     def scene_knobs(self, scene: Scene) -> dict[str, Any]:
-        # camera_pan: whether the view moved in what was filmed, which the recorded knobs give over the level's setting
+        # camera_pan: whether the view moved in what was filmed (the level's pan_per_level, in each family)
         kinds = [t.prop.kind for t in scene.things if t.prop is not None]
         return {"family": scene.family, "shared_kind": len(kinds) != len(set(kinds)), "camera_pan": _pans(scene)}
 
@@ -258,7 +257,7 @@ class MotionDetection(Filming, Task):
         shapes = [canvas2d.SHAPES_2D[int(i)] for i in rng.integers(len(canvas2d.SHAPES_2D), size=n)]
         radii = [float(rng.uniform(11, 15)) for _ in range(n)]
         pan = (0.0, 0.0)
-        if k["camera_pan"]:
+        if self.config.pan_per_level[self.levels.index(level)]:
             angle = float(rng.uniform(0, 2 * math.pi))
             speed = float(rng.uniform(*PAN_SPEED)) * tile
             pan = (speed * math.cos(angle), speed * math.sin(angle))
@@ -303,7 +302,9 @@ class MotionDetection(Filming, Task):
         look = clips3d.draw_look(rng, setting)
         shared = level != self.levels[0] and rng.random() < self.config.shared_kind_share
         picks = clips3d.pick_props(rng, setting, n, clips3d.floor_colors(look), shared_kind=shared)
-        shot = clips3d.shoot_from(rng, setting, pan=k["camera_pan"], pan_speed=PAN_SPEED)
+        shot = clips3d.shoot_from(
+            rng, setting, pan=self.config.pan_per_level[self.levels.index(level)], pan_speed=PAN_SPEED
+        )
         stage = Stage(setting, look, shot)
         right, away = clips3d.view_axes(shot.camera(0.0))
         shown = [f / fps for f in indices]

@@ -165,8 +165,6 @@ class SpeedComparison(Filming, Task):
             "speed_ratio": self.config.speed_ratio_per_level[i],
             "n_clips": n_clips,
             "frames_per_clip": 3 if n_clips == 1 else 2,
-            "camera_pan": self.config.pan_per_level[i],
-            "new_viewpoint_per_clip": n_clips > 1,
             "kinds": list(KINDS[:2] if level == self.levels[0] else KINDS),
             "pixels_mislead": self.config.pixels_mislead_per_level[i],
         }
@@ -177,8 +175,8 @@ class SpeedComparison(Filming, Task):
         return {
             "family": scene.family,
             "shared_kind": len(names) != len(set(names)),
-            # what was filmed, under the level's names so the record does not say the camera panned where it did
-            # not (the lanes have no camera), and whether pixels per second were laid out to mislead (None: chance)
+            # what was filmed (the lanes have one fixed camera whatever the level's pan_per_level says), and
+            # whether pixels per second were laid out to mislead (None: left to chance)
             "camera_pan": any(stage.shot.moving for stage in stages),
             "new_viewpoint_per_clip": len(stages) > 1,
             "pixels_pick_wrong": scene.mislead,
@@ -284,7 +282,7 @@ class SpeedComparison(Filming, Task):
         tile = setting.tile
         runners, plans = [], []
         for c, last in enumerate(lasts):
-            shot = clips3d.shoot_from(rng, setting, pan=k["camera_pan"])
+            shot = clips3d.shoot_from(rng, setting, pan=self.config.pan_per_level[self.levels.index(level)])
             indices = self._indices(last, k["frames_per_clip"])
             stage = Stage(setting, look, shot)
             plans.append(ClipPlan(n_frames=last + 1, indices=indices, stage=stage))
