@@ -263,6 +263,17 @@ def test_describe_names_what_the_pixels_show():
     assert describe(pic, (0, 50, 60, 90)) == []
 
 
+def test_describe_counts_things_of_one_name():
+    """Two fish in a region are "two fish", not "a fish" (each name was written once); a cut one is said so."""
+    pic = Picture(np.zeros((100, 100, 3), np.uint8))
+    for x in (10, 40, 80):
+        pic.img[20:30, x : x + 15] = (230, 140, 40)
+        pic.note("a fish", (x, 20, x + 15, 30))
+    assert describe(pic, (0, 0, 70, 60)) == ["two fish"]
+    assert describe(pic, (0, 0, 88, 60)) == ["three fish, one of them in part"]
+    assert describe(pic, (0, 0, 30, 60)) == ["a fish"]
+
+
 def test_motifs_repeat_across_the_picture():
     """No cell is told apart by one landmark of its own: in every family, most things drawn (trees, buildings,
     fish, houses, shapes, ...) have a twin of the same name elsewhere in the picture."""

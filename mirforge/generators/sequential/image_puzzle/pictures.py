@@ -524,7 +524,7 @@ def town_map(rng: np.random.Generator, s: int) -> Picture:
                         s * 0.012,
                         (60, 130, 60),
                     )
-                pic.note("a park with trees", (x0, y0, x1, y1))
+                pic.note("a park", (x0, y0, x1, y1))  # its trees with it: a piece of lawn is still the park
                 continue
             hs = s * 0.035
             for hx in np.arange(x0 + hs * 0.3, x1 - hs, hs * 1.4):
@@ -583,14 +583,42 @@ def describe(pic: Picture, box: tuple[float, float, float, float]) -> list[str]:
     region = pic.labels[y0:y1:COUNT_STEP, x0:x1:COUNT_STEP]
     inside, total, area = _count(region, len(pic.names)), pic.counts, region.size
     cover: dict[str, float] = {}
-    whole: dict[str, bool] = {}
+    whole: dict[str, list[bool]] = {}  # per element of that name that counts
     for k, name in enumerate(pic.names):
         if inside[k] < 0.005 * area or (inside[k] < 0.15 * total[k] and inside[k] < 0.08 * area):
             continue
         cover[name] = cover.get(name, 0.0) + inside[k] / area
-        whole[name] = whole.get(name, False) or inside[k] > 0.9 * total[k]
+        whole.setdefault(name, []).append(bool(inside[k] > 0.9 * total[k]))
     ranked = sorted(cover, key=lambda name: -cover[name])
-    return [name if whole[name] else _part(name) for name in ranked]
+    return [_counted(name, whole[name]) for name in ranked]
+
+
+def _counted(name: str, whole: list[bool]) -> str:
+    """``name`` for as many elements as ``whole`` has: "a fish", "part of a fish", "two fish", "three clouds,
+    one of them in part". A name without an article (the sky, bubbles) is one thing however many notes it has."""
+    article, _, noun = name.partition(" ")
+    if len(whole) == 1 or article not in ("a", "an"):
+        return name if any(whole) else _part(name)
+    n, cut = len(whole), whole.count(False)
+    head = f"{NUMBERS.get(n, str(n))} {_plural(noun)}"
+    if cut == 0:
+        return head
+    return f"{head}, {'all' if cut == n else NUMBERS.get(cut, str(cut))} of them in part"
+
+
+NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+SAME_PLURAL = {"fish", "starfish"}
+
+
+def _plural(noun: str) -> str:
+    """ "fish" -> "fish", "block of houses" -> "blocks of houses", "shelf of books" -> "shelves of books"."""
+    words = noun.split(" ")
+    head = next((i - 1 for i, w in enumerate(words) if w in ("of", "with")), len(words) - 1)
+    word = words[head]
+    if word in SAME_PLURAL:
+        return noun
+    words[head] = word[:-1] + "ves" if word.endswith("f") else word + "s"
+    return " ".join(words)
 
 
 def _count(labels: np.ndarray, n: int) -> np.ndarray:
