@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from mirforge.errors import InputError, Reject
-from mirforge.generators.analytical.yes_but.families import FAMILIES, GOODS, Pair
+from mirforge.generators.analytical.yes_but.families import FAMILIES, GOODS, Pair, day_of_year
 from mirforge.generators.analytical.yes_but.panels import draw_style
 from mirforge.necessity import necessity
 from mirforge.templates import render_steps
@@ -218,3 +218,130 @@ def test_shelf_and_receipt_prices_are_what_each_good_costs():
                 assert 100 * (lo - 1) < cents < 100 * hi, (good, cents)
                 seen.add(good)
     assert seen == set(GOODS)
+
+
+def _printed_good(family: str, pair: Pair) -> str:
+    """The name of the good as its YES panel prints it ("COOKIES" for a box of cookies)."""
+    if family == "sale_price":
+        return pair.look["good"]
+    return pair.look["kind"].upper() + ("S" if family == "box_count" else "")
+
+
+def _with_good(family: str, good: str, seed: int) -> Pair:
+    fam = FAMILIES[family]
+    rng = np.random.default_rng(seed)
+    if family == "sale_price":
+        pair = fam.sample(rng, fam.gaps[0], "")
+        return Pair(pair.promise, pair.actual, {**pair.look, "good": good})
+    return fam.sample(rng, fam.gaps[0], good)
+
+
+GOOD_FAMILIES = {  # family -> its goods: every one is printed on the package its YES panel draws
+    **{f: FAMILIES[f].kinds for f in ("box_count", "menu_photo", "net_weight", "fill_volume", "fits_all")},
+    "fresh_date": FAMILIES["fresh_date"].kinds,
+    "sale_price": tuple(GOODS),
+}
+
+
+@pytest.mark.parametrize("family", sorted(GOOD_FAMILIES))
+def test_every_package_prints_its_own_good_and_no_other(family):
+    style = draw_style(np.random.default_rng(0))
+    for good in GOOD_FAMILIES[family]:
+        pair = _with_good(family, good, seed=1)
+        texts = [s for s, _ in FAMILIES[family].yes(448, style, pair, "YES").canvas.texts]
+        assert any(_printed_good(family, pair) in s for s in texts), (good, texts)
+        for other in GOOD_FAMILIES[family]:
+            name = _printed_good(family, _with_good(family, other, seed=1))
+            if other != good:
+                assert not any(re.search(rf"\b{name}\b", s) for s in texts), (good, other, texts)
+
+
+def test_a_fresh_good_stands_in_its_own_package():
+    """Milk in a carton, yogurt in a pot, bread in a bag, cheese as a block: not all four in a milk carton, and the
+    steps name the package the panel draws."""
+    from mirforge.generators.analytical.yes_but.families import FRESH_GOODS
+    from mirforge.generators.analytical.yes_but.panels import panel
+
+    fam = FAMILIES["fresh_date"]
+    style = draw_style(np.random.default_rng(0))
+    blank = panel(448, style, "YES", 372).img.astype(int)
+    shapes = {}
+    for good, (package, _) in FRESH_GOODS.items():
+        pair = _with_good("fresh_date", good, seed=2)
+        drawn = fam.yes(448, style, replace_look(pair, dx=0), "YES")
+        assert drawn.regions[0][0] == f"{good} {package}"
+        assert f"a {package} of {good}" in fam.yes_says(pair, drawn.reading)
+        shapes[good] = (np.abs(drawn.canvas.img.astype(int) - blank).sum(axis=2) > 0)[:, :300]  # left of the sticker
+    goods = list(shapes)
+    for i, a in enumerate(goods):
+        for b in goods[i + 1 :]:
+            assert (shapes[a] != shapes[b]).sum() > 2000, (a, b)  # a different outline, not a recoloured carton
+
+
+def replace_look(pair: Pair, **look) -> Pair:
+    return Pair(pair.promise, pair.actual, {**pair.look, **look})
+
+
+def test_steps_quote_a_best_before_date_as_the_label_prints_it():
+    """A label printed "OCT 22" is quoted "OCT 22" in the steps, not "22 OCT"; the calendar's day in that order."""
+    task = make_task("yes_but", family="fresh_date")
+    fam = FAMILIES["fresh_date"]
+    orders = set()
+    for index in range(8):
+        scene, question, rendered = accepted(task, index, seed=7)
+        facts = task.step_facts(scene, question, rendered)
+        facts.update(answer=question.letter, options=question.lettered())
+        steps = render_steps(task, facts, len(rendered.images), np.random.default_rng(0))
+        for pair in scene.pairs:
+            texts = [s for s, _ in fam.yes(task.image_size, scene.style, pair, "YES").canvas.texts]
+            (date,) = [s for s in texts if re.fullmatch(r"\d+ [A-Z]{3}|[A-Z]{3} \d+", s)]
+            assert date in " ".join(steps.caption) and date in steps.img2img, (date, steps.img2img)
+            day_first = date[0].isdigit()
+            orders.add(day_first)
+            today = re.search(rf"{date}, but Image \d+ shows (\w+ \w+):", steps.img2img).group(1)
+            assert today[0].isdigit() == day_first, (date, today)
+    assert orders == {True, False}
+
+
+def _band(img: np.ndarray, box: list[int], pad: int) -> np.ndarray:
+    """The pixels of a ring ``pad`` pixels outside ``box`` (two pixels wide)."""
+    x0, y0, x1, y1 = box
+    outer = img[y0 - pad - 2 : y1 + pad + 2, x0 - pad - 2 : x1 + pad + 2].astype(int)
+    keep = np.ones(outer.shape[:2], bool)
+    keep[2:-2, 2:-2] = False
+    return outer[keep]
+
+
+@pytest.mark.parametrize("family", sorted(GOOD_FAMILIES))
+def test_printed_text_stays_on_its_label(family):
+    """Every text on a package (its good, its number at the largest promise, the wording) sits on one colour: the
+    label or package under it shows all round it, so no text runs over an edge ("1000 ml" wider than its label)."""
+    fam = FAMILIES[family]
+    over = set()
+    for good in GOOD_FAMILIES[family]:
+        for seed in range(6):
+            pair = _with_good(family, good, seed)
+            pair = Pair(fam.promises[1], pair.actual, pair.look)  # the widest number
+            if family == "sale_price":
+                pair = Pair(100 * GOODS[good][1] - 1, pair.actual, pair.look)
+            style = draw_style(np.random.default_rng(seed))
+            drawn = fam.yes(448, style, pair, "YES")
+            for text, box in drawn.canvas.texts[1:]:  # the first is the panel's YES badge
+                if np.ptp(_band(drawn.canvas.img, box, 1), axis=0).max() > 12:
+                    over.add((good, text, style.face))
+    assert not over, sorted(over)
+
+
+def test_a_six_week_month_stays_on_the_calendar_sheet():
+    """A 31-day month that starts on a Saturday spans six weeks: its last row of days is printed on the sheet
+    (it ran past the sheet's bottom edge, the 31st below the calendar)."""
+    fam = FAMILIES["fresh_date"]
+    pair = _with_good("fresh_date", "milk", seed=3)
+    for first in range(7):
+        six_weeks = Pair(pair.promise, day_of_year(0, 20), {**pair.look, "first": first})
+        drawn = fam.but(448, draw_style(np.random.default_rng(0)), six_weeks, "BUT")
+        (sheet,) = [box for name, box in drawn.regions if name == "calendar"]
+        days = [box for text, box in drawn.canvas.texts if text.isdigit()]
+        assert len(days) == 31
+        assert all(sheet[1] <= b[1] and b[3] <= sheet[3] for b in days), (first, sheet, max(b[3] for b in days))
+        assert drawn.reading["value"] == day_of_year(0, 20)

@@ -828,7 +828,7 @@ class FillVolume(Family):
         edge(cv, style, body)
         cv.rect(cx - 64, 230, cx + 64, 340, PAPER)
         cv.text(lk["kind"].upper(), cx, 252, 14, (40, 40, 40), style.face, fit=190)
-        box = cv.text(self.volume(pair.promise, pair), cx, 300, 30, (20, 20, 20), style.face)
+        box = cv.text(self.volume(pair.promise, pair), cx, 300, 30, (20, 20, 20), style.face, fit=112)
         return Drawn(cv, [("bottle", [cx - 70, 80, cx + 71, 393])], printed(cv, box, pair.promise))
 
     def but(self, size, style, pair, title):
@@ -948,7 +948,23 @@ def month_day(doy: int) -> tuple[int, int]:
     raise ValueError("day of year past the end")
 
 
-GOODS_COLORS = {"milk": (236, 240, 250), "yogurt": (250, 236, 240), "bread": (214, 160, 100), "cheese": (250, 214, 90)}
+FRESH_GOODS = {  # good -> (what it is sold in, colour): the YES panel draws that package, printed with the good
+    "milk": ("carton", (236, 240, 250)),
+    "yogurt": ("pot", (250, 236, 240)),
+    "bread": ("bag", (214, 160, 100)),
+    "cheese": ("block", (250, 214, 90)),
+}
+
+
+def fresh_package(cx: float, package: str) -> list[tuple[float, float]]:
+    """The outline of a fresh good's package, standing on the table at y 380, centred on ``cx``."""
+    if package == "carton":  # a gable-top carton
+        return [(cx - 90, 380), (cx + 90, 380), (cx + 90, 160), (cx, 110), (cx - 90, 160)]
+    if package == "pot":  # wider at the rim than at the base
+        return [(cx - 78, 380), (cx + 78, 380), (cx + 96, 150), (cx - 96, 150)]
+    if package == "bag":  # a bread bag gathered at the top
+        return [(cx - 96, 380), (cx + 96, 380), (cx + 96, 170), (cx + 24, 132), (cx - 24, 132), (cx - 96, 170)]
+    return box_pts(cx - 104, 160, cx + 104, 380)  # a block
 
 
 class FreshDate(Family):
@@ -956,7 +972,7 @@ class FreshDate(Family):
     step = 1
     gaps = (2, 8)
     promises = (1, 334)  # best-before dates from January to November; the calendar may show the next month
-    kinds = ("milk", "yogurt", "bread", "cheese")
+    kinds = tuple(FRESH_GOODS)
     units = ("day", "days")
     suffix = "past its best-before date"
     suffix_many = "past their best-before dates"
@@ -964,8 +980,11 @@ class FreshDate(Family):
     by = "past its date by"
     gap_noun = "time past the best-before date"
 
+    def package(self, pair: Pair) -> str:
+        return FRESH_GOODS[pair.look["kind"]][0]
+
     def shows(self, pair):
-        return f"{pair.look['kind']} sold as fresh", "the calendar on the day it is opened"
+        return f"a {self.package(pair)} of {pair.look['kind']} sold as fresh", "the calendar on the day it is opened"
 
     def actual(self, promise, gap, rng):
         return promise + gap
@@ -975,18 +994,23 @@ class FreshDate(Family):
 
     def look(self, rng, promise):
         return {
-            "style": int(rng.integers(2)),
+            "style": int(rng.integers(2)),  # the order of day and month, on the label and in the steps alike
             "first": int(rng.integers(7)),  # weekday column of the 1st
             "paper": pick(rng, [(250, 250, 246), (246, 240, 226)]),
             "dx": int(rng.integers(-20, 21)),
         }
 
-    def date(self, doy: int, style: int) -> str:
+    def date(self, doy: int, pair: Pair, months: tuple[str, ...] = MONTHS) -> str:
+        """A date as the panels print it and the steps quote it: "22 OCT" or "OCT 22" by the scene's style
+        (with ``MONTH_NAMES``, the calendar's month as its header prints it)."""
         m, d = month_day(doy)
-        return f"{d} {MONTHS[m]}" if style == 0 else f"{MONTHS[m]} {d}"
+        return f"{d} {months[m]}" if pair.look["style"] == 0 else f"{months[m]} {d}"
 
     def value_text(self, value, pair):
-        return self.date(value, 0)
+        return self.date(value, pair)
+
+    def actual_text(self, value, pair):
+        return self.date(value, pair, MONTH_NAMES)
 
     def ask(self, pair, k):
         if k == 1:
@@ -994,25 +1018,37 @@ class FreshDate(Family):
         return f"Added up over the {WORDS[k]} products, by how many days have they passed their best-before dates?"
 
     def yes_says(self, pair, reading):
-        return f"{pair.look['kind']} with a FRESH sticker and a best-before date of {self.date(reading['value'], 0)}"
+        good = f"a {self.package(pair)} of {pair.look['kind']}"
+        return f"{good} with a FRESH sticker and a best-before date of {self.date(reading['value'], pair)}"
 
     def but_says(self, pair, reading):
-        return f"a wall calendar with today circled: {self.date(reading['value'], 0)}"
+        return f"a wall calendar with today circled: {self.actual_text(reading['value'], pair)}"
 
     def yes(self, size, style, pair, title):
         lk = pair.look
         cv = panel(size, style, title, 372)
         cx = 214 + lk["dx"]
-        body = [(cx - 90, 380), (cx + 90, 380), (cx + 90, 160), (cx, 110), (cx - 90, 160)]
-        cv.poly(body, GOODS_COLORS[lk["kind"]])
+        package, color = FRESH_GOODS[lk["kind"]]
+        body = fresh_package(cx, package)
+        cv.poly(body, color)
+        if package == "pot":
+            cv.rect(cx - 102, 140, cx + 102, 152, (200, 204, 212))  # the foil lid
+        elif package == "bag":
+            cv.rect(cx - 28, 124, cx + 28, 134, (60, 120, 200))  # the twist tie
+        elif package == "block":
+            for hx, hy, hr in ((-70, 258, 9), (62, 262, 7), (24, 254, 5), (-28, 270, 6)):
+                cv.circle(cx + hx, hy, hr, shade(color, 0.85))  # holes in the cheese
         edge(cv, style, body)
-        cv.text(lk["kind"].upper(), cx, 196, 26, (40, 60, 120), "serif")
+        cv.text(lk["kind"].upper(), cx, 222, 26, (40, 60, 120), "serif")  # below the sticker
         sticker(cv, cx + 86, 150, 46, (60, 180, 80))
-        cv.text("FRESH!", cx + 86, 150, 16, (255, 255, 255), "sans")
+        cv.text("FRESH!", cx + 86, 150, 16, (255, 255, 255), "sans", fit=58)
         cv.rect(cx - 80, 286, cx + 80, 360, PAPER)
         cv.text("BEST BEFORE", cx, 304, 14, (40, 40, 40), style.face)
-        box = cv.text(self.date(pair.promise, lk["style"]), cx, 336, 28, (20, 20, 20), "mono")
-        return Drawn(cv, [("carton", [cx - 90, 104, cx + 133, 381])], printed(cv, box, pair.promise))
+        date = self.date(pair.promise, pair)
+        box = cv.text(date, cx, 336, 28, (20, 20, 20), "mono", fit=150)
+        x0 = min(x for x, _ in body)
+        region = (f"{lk['kind']} {package}", [round(x0), 104, cx + 133, 381])
+        return Drawn(cv, [region], printed(cv, box, pair.promise, text=date))
 
     def but(self, size, style, pair, title):
         lk = pair.look
@@ -1022,7 +1058,9 @@ class FreshDate(Family):
         cv.rect(x0, y0, x1, 428, lk["paper"])
         cv.rect(x0, y0, x1, y0 + 50, (200, 50, 50))
         cv.text(MONTH_NAMES[m], (x0 + x1) / 2, y0 + 26, 26, (255, 255, 255), "sans")
-        cw, ch, gy = (x1 - x0 - 20) / 7, 50, y0 + 92
+        cw, gy = (x1 - x0 - 20) / 7, y0 + 92
+        rows = -(-(lk["first"] + MONTH_DAYS[m]) // 7)
+        ch = min(50.0, (428 - 4 - gy) / rows)  # a month over six weeks stays on the sheet
         for i, wd in enumerate("MTWTFSS"):
             cv.text(wd, x0 + 10 + (i + 0.5) * cw, y0 + 68, 14, (90, 90, 90), "sans")
         for day in range(1, MONTH_DAYS[m] + 1):
