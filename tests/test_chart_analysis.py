@@ -29,9 +29,52 @@ def test_levels_set_knobs(task, sample):
         assert g.instance.difficulty["level"] == level
         knobs = dict(g.instance.difficulty["knobs"])
         assert knobs.pop("family") in task.config.families
+        assert knobs.pop("question") in knobs["questions"]
         n_charts = knobs.pop("n_charts")
-        assert n_charts == len(g.instance.images) and n_charts >= min(knobs["min_charts"], 2)
+        assert n_charts == len(g.instance.images) and n_charts >= knobs.pop("min_charts")
         assert knobs == task.knobs(level)
+
+
+def test_recorded_knobs_describe_the_charts_drawn(task):
+    """A change question is drawn on two charts: its record says min_charts 2, not the level's 3 or 4 for totals and
+    rankings; every record's minimum is met by the charts it has."""
+    from mirforge.generators.analytical.chart_analysis.task import MIN_CHARTS, TWO_CHART_QTYPES
+
+    seen = set()
+    for i in range(24):
+        scene, _ = ask_only(task, i, seed=61616)
+        level = i % 3 + 1
+        knobs = {**task.knobs(level), **task.scene_knobs(scene)}
+        assert knobs["question"] == scene.qtype
+        assert knobs["n_charts"] == len(scene.blocks) >= knobs["min_charts"] >= 2
+        if scene.qtype in TWO_CHART_QTYPES:
+            assert knobs["min_charts"] == knobs["n_charts"] == 2
+        else:
+            assert knobs["min_charts"] == min(MIN_CHARTS[level - 1], knobs["n_periods"])
+        seen.add((level, scene.qtype in TWO_CHART_QTYPES))
+    assert {(3, True), (3, False)} <= seen
+
+
+@pytest.mark.parametrize(
+    "family", ["coffee_revenue", "electronics_sales", "electricity", "web_traffic", "rainfall", "library_loans"]
+)
+def test_a_category_s_measure_reads_naturally(family):
+    """ "the number of Laptops sold", "the rainfall in Bergen": never a genitive such as "the units sold of Laptops"
+    in the question or the steps."""
+    from mirforge.generators.analytical.chart_analysis.task import FAMILIES, TOPICS
+
+    one = make_task("chart_analysis", family=family)
+    topic = TOPICS[FAMILIES.index(family)]
+    asked = 0
+    for i in range(12):
+        rec = generate(one, i, seed=5).instance
+        text = " ".join([rec.question, rec.summary, rec.img2img, rec.conclusion])
+        for cat in topic.categories:
+            assert f"{topic.measure} of {cat}" not in text, text
+            if re.search(rf"(total|change).*\b{cat}\b", rec.question) and "rank" not in rec.question:
+                assert topic.of_category(cat) in text or topic.of_category(cat, total=True) in text, rec.question
+                asked += 1
+    assert asked
 
 
 def test_verifier_rejects_a_chart_with_a_missing_cell(task):
@@ -211,3 +254,31 @@ def test_families_are_knobs_and_an_unknown_family_is_one_line(task):
     assert generate(one, 0).instance.difficulty["knobs"]["family"] == "rainfall"
     with pytest.raises(InputError, match="chart_analysis.families.*rainfall"):
         make_task("chart_analysis", families="rainfall,snow")
+
+
+def test_the_summary_says_what_each_chart_prints(task):
+    """Bars and pies print their values at levels 1-2, line charts never; at level 3 bars print nothing and a pie its
+    shares and total: the summary says which, per chart type, and never that a pie printing shares has no labels."""
+    from mirforge.generators.analytical.chart_analysis.task import KIND_TEXT, TOPICS, _spec
+
+    words = {"its values": "values", "their values": "values", "each wedge's share": "shares", "no values": "nothing"}
+    seen = set()
+    for i in range(36):
+        scene, question, rendered = accepted(task, i, seed=8)
+        facts = task.step_facts(scene, question, rendered)
+        facts.update(answer=question.letter, options=question.lettered())
+        summary = render_steps(task, facts, len(rendered.images), _First()).summary
+        assert "value labels" not in summary
+        said = {}  # chart kind as the text names it -> what the summary says such charts print
+        for m in re.finditer(
+            r"The ([a-z ,]+?) prints? (its values|their values|each wedge's share|no values)", summary
+        ):
+            for kind in re.findall(r"(?:^|the )([a-z ]+?) charts?\b", m.group(1)):
+                said[kind] = words[m.group(2)]
+        for k, (kind, pidx) in enumerate(scene.blocks):
+            labelled = _spec(scene, TOPICS[scene.topic], kind, pidx).value_labels  # what the renderer was told
+            shares = "share_texts" in rendered.measured["charts"][k]  # what the pie printed
+            printed = "values" if labelled else "shares" if shares else "nothing"
+            assert said.get(KIND_TEXT[kind].removesuffix(" chart")) == printed, (kind, printed, summary)
+            seen.add((kind, printed))
+    assert {("pie", "shares"), ("pie", "values"), ("line", "nothing"), ("bar", "nothing"), ("bar", "values")} <= seen

@@ -45,6 +45,7 @@ KIND_TEXT = {
     "stacked": "stacked bar chart",
     "line": "line chart",
 }
+MIN_CHARTS = (2, 3, 4)  # per level: the fewest charts of a total or a ranking (a change reads exactly two)
 SINGLE_KINDS = ("bar", "pie")
 MULTI_KINDS = ("grouped", "line", "stacked")
 
@@ -79,6 +80,7 @@ class Scene:
     scale: int
     gap: int
     value_labels: bool
+    min_charts: int  # the fewest charts the periods were split over (a change question: exactly two)
     qtype: str
     palette: tuple[int, ...]  # category colour indices, shuffled per instance
     params: tuple[int, ...]  # total: (c,); difference: (c, pa, pb); growth/rank2: ()
@@ -92,8 +94,14 @@ class ChartAnalysis(Task):
     needs = Needs(renderer=None, cost=0.6)
 
     def scene_knobs(self, scene: Scene) -> dict[str, Any]:
-        # the charts drawn: a change question reads two, whatever the level's min_charts for totals and rankings
-        return {"family": FAMILIES[scene.topic], "n_charts": len(scene.blocks)}
+        # per scene, not per level: a change question is drawn on exactly two charts, a total or a ranking on at
+        # least the level's MIN_CHARTS, so the level alone would record a minimum the instance may not meet
+        return {
+            "family": FAMILIES[scene.topic],
+            "question": scene.qtype,
+            "min_charts": scene.min_charts,
+            "n_charts": len(scene.blocks),
+        }
 
     def knobs(self, level: int) -> dict[str, Any]:
         n_periods = self.config.periods_per_level[level - 1]
@@ -104,7 +112,6 @@ class ChartAnalysis(Task):
                 level - 1
             ],
             "max_periods_per_chart": (1, 2, 3)[level - 1],
-            "min_charts": (2, 3, 4)[level - 1],  # for totals and rankings; a change reads two charts
             "value_labels": level < 3,
             "gap_fraction": round(self.config.gap_fraction * (1.0, 1.0, 1.25)[level - 1], 4),
             "questions": [("total", "difference"), QTYPES, QTYPES][level - 1],
@@ -123,8 +130,9 @@ class ChartAnalysis(Task):
         categories = tuple(topic.categories[i] for i in cat_idx)
         qtype = k["questions"][int(rng.integers(len(k["questions"])))]
         two = qtype in TWO_CHART_QTYPES  # every chart must hold a period the question reads
+        min_charts = 2 if two else max(2, min(MIN_CHARTS[level - 1], n_per))
         blocks = _partition(
-            rng, n_per, k["max_periods_per_chart"], k["chart_kinds"], two_charts=two, min_charts=k["min_charts"]
+            rng, n_per, k["max_periods_per_chart"], k["chart_kinds"], two_charts=two, min_charts=min_charts
         )
         scale = int(topic.scales[int(rng.integers(len(topic.scales)))])
         gap = max(2, round(k["gap_fraction"] * scale))
@@ -142,6 +150,7 @@ class ChartAnalysis(Task):
                     scale=scale,
                     gap=gap,
                     value_labels=k["value_labels"],
+                    min_charts=min_charts,
                     qtype=qtype,
                     params=params,
                     palette=palette,
@@ -299,11 +308,12 @@ class ChartAnalysis(Task):
             "cells": cells,
             "qtype": scene.qtype,
             "labels": all(_labelled(scene, kind) for kind, _ in scene.blocks),
-            "labelled_some": any(_labelled(scene, kind) for kind, _ in scene.blocks),
+            "printing": _printing(scene),
             "gap": scene.gap,
         }
         if scene.qtype in ("total", "difference"):
             facts["category"] = cats[scene.params[0]]
+            facts["of_category"] = topic.of_category(cats[scene.params[0]])
             written = [cell["value"] for cell in cells]  # the steps add and subtract the values as written
             facts["result"] = sum(written) if scene.qtype == "total" else written[1] - written[0]
             facts["exact"] = facts["result"] == question.facts["values"][question.answer]
@@ -615,6 +625,24 @@ def _labelled(scene: Scene, kind: str) -> bool:
     return scene.value_labels and kind != "line"
 
 
+def _printing(scene: Scene) -> list[dict[str, Any]]:
+    """What the charts print, grouped by what it is: their ``values``, a pie's ``shares`` (percentages, and the
+    total below it), or ``nothing`` (values are read on the value axis); each group with its charts by kind."""
+    groups: dict[str, dict[str, int]] = {}
+    for kind, _ in scene.blocks:
+        what = "values" if _labelled(scene, kind) else "shares" if kind == "pie" else "nothing"
+        kinds = groups.setdefault(what, {})
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return [
+        {
+            "what": what,
+            "charts": [f"the {KIND_TEXT[kind]}{'s' if n > 1 else ''}" for kind, n in kinds.items()],
+            "n": sum(kinds.values()),
+        }
+        for what, kinds in groups.items()
+    ]
+
+
 def _mark_key(kind: str, cat: str, per: str) -> str:
     return f"{cat}|{per}" if kind == "line" else f"{per}|{cat}"
 
@@ -678,14 +706,14 @@ def _question_text(scene: Scene, topic: Topic, rng: np.random.Generator) -> str:
     cats, pers = scene.categories, scene.periods
     if scene.qtype == "total":
         q = pick(
-            f"What is the total {topic.measure} of {cats[scene.params[0]]} over {pers[0]} to {pers[-1]}?",
-            f"Adding up all periods from {pers[0]} to {pers[-1]}, how much did {cats[scene.params[0]]} reach in total?",
+            f"What is {topic.of_category(cats[scene.params[0]], total=True)} from {pers[0]} to {pers[-1]}?",
+            f"Adding up all periods from {pers[0]} to {pers[-1]}, what is {topic.of_category(cats[scene.params[0]])}?",
         )
     elif scene.qtype == "difference":
         c, pa, pb = scene.params
         q = pick(
-            f"By how much did the {topic.measure} of {cats[c]} change from {pers[pa]} to {pers[pb]}?",
-            f"What is the change in the {topic.measure} of {cats[c]} between {pers[pa]} and {pers[pb]} "
+            f"By how much did {topic.of_category(cats[c])} change from {pers[pa]} to {pers[pb]}?",
+            f"What is the change in {topic.of_category(cats[c])} between {pers[pa]} and {pers[pb]} "
             "(later minus earlier)?",
         )
     elif scene.qtype == "growth" and _best_change(scene) > 0:

@@ -16,6 +16,12 @@ class Topic:
     unit: str  # axis unit
     periods: tuple[str, ...]
     scales: tuple[int, ...]  # plausible maxima of a single value
+    of: str  # the measure of one category, as a sentence names it ("the {total}rainfall in {cat}")
+
+    def of_category(self, category: str, total: bool = False) -> str:
+        """The measure of ``category`` as a sentence names it: "the rainfall in Bergen", "the total number of Laptops
+        sold" (a genitive like "the units sold of Laptops" reads badly for most topics)."""
+        return self.of.format(cat=category, total="total " if total else "")
 
 
 TOPICS: tuple[Topic, ...] = (
@@ -27,6 +33,7 @@ TOPICS: tuple[Topic, ...] = (
         "k EUR",
         ("Q1 2023", "Q2 2023", "Q3 2023", "Q4 2023", "Q1 2024", "Q2 2024"),
         (60, 80, 120),
+        "the {total}revenue of the {cat} store",
     ),
     Topic(
         "units sold",
@@ -36,6 +43,7 @@ TOPICS: tuple[Topic, ...] = (
         "thousand units",
         ("2019", "2020", "2021", "2022", "2023", "2024"),
         (50, 100, 150),
+        "the {total}number of {cat} sold",
     ),
     Topic(
         "electricity generation",
@@ -45,6 +53,7 @@ TOPICS: tuple[Topic, ...] = (
         "TWh",
         ("2018", "2019", "2020", "2021", "2022", "2023"),
         (40, 60, 90),
+        "the {total}electricity generated from {cat}",
     ),
     Topic(
         "website visits",
@@ -54,6 +63,7 @@ TOPICS: tuple[Topic, ...] = (
         "thousand visits",
         ("Jan", "Feb", "Mar", "Apr", "May", "Jun"),
         (80, 120, 200),
+        "the {total}number of visits from {cat}",
     ),
     Topic(
         "rainfall",
@@ -63,6 +73,7 @@ TOPICS: tuple[Topic, ...] = (
         "mm",
         ("Sep", "Oct", "Nov", "Dec", "Jan", "Feb"),
         (100, 150, 250),
+        "the {total}rainfall in {cat}",
     ),
     Topic(
         "loans",
@@ -72,6 +83,7 @@ TOPICS: tuple[Topic, ...] = (
         "hundred loans",
         ("Week 1", "Week 2", "Week 3", "Week 4", "Week 5", "Week 6"),
         (40, 70, 100),
+        "the {total}number of {cat} books lent",
     ),
 )
 
