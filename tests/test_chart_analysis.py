@@ -32,15 +32,17 @@ def test_levels_set_knobs(task, sample):
         assert knobs.pop("question") in knobs["questions"]
         n_charts = knobs.pop("n_charts")
         assert n_charts == len(g.instance.images) and n_charts >= knobs.pop("min_charts")
+        assert knobs.pop("value_labels") in ("all", "some", "none")
         assert knobs == task.knobs(level)
 
 
 def test_recorded_knobs_describe_the_charts_drawn(task):
     """A change question is drawn on two charts: its record says min_charts 2, not the level's 3 or 4 for totals and
-    rankings; every record's minimum is met by the charts it has."""
+    rankings; every record's minimum is met by the charts it has. value_labels says whether all, some or none of
+    the charts drawn print their values (a level-2 instance of line charts only printed none, the level said true)."""
     from mirforge.generators.analytical.chart_analysis.task import MIN_CHARTS, TWO_CHART_QTYPES
 
-    seen = set()
+    seen, labels = set(), set()
     for i in range(24):
         scene, _ = ask_only(task, i, seed=61616)
         level = i % 3 + 1
@@ -52,7 +54,14 @@ def test_recorded_knobs_describe_the_charts_drawn(task):
         else:
             assert knobs["min_charts"] == min(MIN_CHARTS[level - 1], knobs["n_periods"])
         seen.add((level, scene.qtype in TWO_CHART_QTYPES))
+        kinds = {kind for kind, _ in scene.blocks}
+        if level == 3:  # no chart prints values
+            assert knobs["value_labels"] == "none"
+        else:  # all but the line charts, whose points of one period sit too close for labels
+            assert knobs["value_labels"] == ("none" if kinds == {"line"} else "some" if "line" in kinds else "all")
+        labels.add(knobs["value_labels"])
     assert {(3, True), (3, False)} <= seen
+    assert labels == {"all", "some", "none"}
 
 
 @pytest.mark.parametrize(

@@ -101,6 +101,8 @@ class ChartAnalysis(Task):
             "question": scene.qtype,
             "min_charts": scene.min_charts,
             "n_charts": len(scene.blocks),
+            # what the charts print: levels 1-2 label bars with their values, yet a line chart prints none
+            "value_labels": _labels_printed(scene),
         }
 
     def knobs(self, level: int) -> dict[str, Any]:
@@ -112,7 +114,6 @@ class ChartAnalysis(Task):
                 level - 1
             ],
             "max_periods_per_chart": (1, 2, 3)[level - 1],
-            "value_labels": level < 3,
             "gap_fraction": round(self.config.gap_fraction * (1.0, 1.0, 1.25)[level - 1], 4),
             "questions": [("total", "difference"), QTYPES, QTYPES][level - 1],
         }
@@ -149,7 +150,7 @@ class ChartAnalysis(Task):
                     blocks=blocks,
                     scale=scale,
                     gap=gap,
-                    value_labels=k["value_labels"],
+                    value_labels=level < 3,
                     min_charts=min_charts,
                     qtype=qtype,
                     params=params,
@@ -618,6 +619,12 @@ def as_read(measured: dict[str, Any]) -> tuple[list[list[float]], dict[tuple[int
                 table[c][p] = v
                 said[(c, p)] = f"{reading['share_texts'][cat]} of {printed_total(reading):g}"
     return table, said
+
+
+def _labels_printed(scene: Scene) -> str:
+    """Whether all, some or none of the charts print their values."""
+    labelled = [_labelled(scene, kind) for kind, _ in scene.blocks]
+    return "all" if all(labelled) else "some" if any(labelled) else "none"
 
 
 def _labelled(scene: Scene, kind: str) -> bool:
