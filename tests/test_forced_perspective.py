@@ -18,14 +18,19 @@ from mirforge.generators.spatial.forced_perspective.task import (
     FAMILIES,
     MAX_LINK,
     MUCH_NEARER,
+    NAMES,
     NEARER,
+    SAME_ROWS,
     _camera,
     _differ,
+    _distance,
     _link,
+    items,
     sig,
 )
 from mirforge.generators.spatial.multiview import projected_box
 from mirforge.instance import problems
+from mirforge.render.objects import model
 
 from conftest import accepted, ask_only, generate, make_task, record
 
@@ -129,16 +134,58 @@ def test_heights_are_real_and_options_separated(task, asked):
 
 
 def test_the_options_are_exchangeable(asked):
-    """The truth's rank among the four ratios is uniform, and the apparent-size option is the truth a quarter of
-    the time: neither the sizes of the options nor which one the pixel heights suggest tells the answer."""
-    ranks, apparent = Counter(), 0
+    """The truth's rank among the four ratios is uniform: the sizes of the options do not tell the answer. The
+    apparent-size option is always a wrong one, above the truth as often as below it."""
+    ranks, above = Counter(), 0
     for _, q in asked:
-        values = q.facts["values"]
+        values, kinds = q.facts["values"], q.facts["kinds"]
         ranks[sorted(values).index(values[q.answer])] += 1
-        apparent += q.facts["kinds"][q.answer] == "truth+apparent"
+        assert kinds.count("apparent") == 1 and kinds[q.answer] == "truth", kinds
+        above += values[kinds.index("apparent")] > values[q.answer]
     expected = len(asked) / 4
     assert sum((ranks[r] - expected) ** 2 / expected for r in range(4)) < 16.3, ranks  # chi-square, 3 df, p=0.001
-    assert abs(apparent / len(asked) - 0.25) < 0.07, apparent
+    assert abs(above / len(asked) - 0.5) < 0.08, above
+
+
+def _option_value(text: str, first: str, last: str) -> float:
+    """The ratio (last over first) an option's text states."""
+    if "about the same height" in text:
+        return 1.0
+    taller, times = re.fullmatch(r"The (.+) is about ([\d.]+) times as tall as the .+", text).groups()
+    return float(times) if taller == last else 1 / float(times)
+
+
+def test_the_pixel_heights_alone_never_give_the_answer(task):
+    """A reader who compares the first and the last object's pixel heights across their photos (depth ignored)
+    lands on a wrong option, never the key, and the steps quote that option. Before, the photos showed the key a
+    quarter of the time ("which is the answer only by chance")."""
+    naive = re.compile(r"pixel heights of the (.+) in Image 1 \((\d+) px\) and the (.+) in Image \d+ \((\d+) px\)")
+    for index in range(30):
+        rec = record(generate(task, index, seed=61616))
+        first, first_px, last, last_px = naive.search(rec["img2img"]).groups()
+        seen = math.log(int(last_px) / int(first_px))
+        nearest = min(rec["options"], key=lambda k: abs(math.log(_option_value(rec["options"][k], first, last)) - seen))
+        assert nearest != rec["answer"], (index, rec["options"], first_px, last_px)
+        assert f'nearest the option "{rec["options"][nearest]}"' in rec["img2img"]
+
+
+def test_the_verifier_refuses_photos_whose_pixel_heights_show_the_answer(task, hard):
+    """Shrink the first object's pixel height and its base's distance below the horizon together: its height in
+    camera heights, and so every link, stays the same, but the pixel heights of the two ends now show the key."""
+    for _, question, rendered in hard:
+        seen = copy.deepcopy(rendered.measured)
+        first = seen["images"][0]["objects"][question.facts["chain"][0]]
+        last_px = seen["images"][-1]["objects"][question.facts["chain"][-1]]["height_px"]
+        k = last_px / question.facts["values"][question.answer] / first["height_px"]
+        if first["below_px"] * k >= 40:
+            break
+    first["height_px"] *= k
+    first["below_px"] *= k
+    planted = copy.copy(rendered)
+    planted.measured = seen
+    assert task.consistent(question, planted, frozenset()) == {question.answer}
+    with pytest.raises(Reject, match="pixel heights alone"):
+        task.verify(question, planted)
 
 
 def test_a_guesser_who_knows_real_heights_is_at_chance(asked):
@@ -191,10 +238,46 @@ def test_comparatives_follow_the_thresholds(task, hard):
     for scene, question, rendered in hard:
         facts = task.step_facts(scene, question, rendered)
         for s in facts["shots"]:
-            spread = max(s["a_below"], s["b_below"]) / min(s["a_below"], s["b_below"])
-            want = "much" if spread >= MUCH_NEARER else "some" if spread >= NEARER else "same"
-            assert s["distance"] == want
+            near, far = max(s["a_below"], s["b_below"]), min(s["a_below"], s["b_below"])
+            if s["distance"] == "same":
+                assert near - far <= SAME_ROWS and near / far < 1.05
+            else:
+                want = "much" if near / far >= MUCH_NEARER else "some" if near / far >= NEARER else "slight"
+                assert s["distance"] == want
             assert s["nearer"] == (s["a"] if s["a_below"] > s["b_below"] else s["b"])
+
+
+def test_bases_read_the_same_only_when_they_are():
+    """ "Their bases are at about the same height in the picture" held for bases 20 rows apart (148 and 168 rows
+    below the horizon, one 13% farther): such a pair is now "slightly lower ... a little nearer"."""
+    assert _distance(168, 148) == _distance(148, 168) == "slight"
+    assert _distance(100, 97) == "same"
+    assert _distance(60, 54) == "slight"
+    assert _distance(120, 100) == "some" and _distance(100, 50) == "much"
+
+
+def test_names_say_what_is_measured():
+    """The height measured is the whole object's, base to top: a kind with a plant, flowers or a stand in it is
+    named so that the name covers them ("the flower pot" of a potted plant is 40% of the measured height, "the
+    vase" of a vase of flowers 55%, "the globe" of a desk globe without its stand 72%), and an open box, whose flaps
+    stand above its walls, is left out."""
+    for family, (_, kinds) in FAMILIES.items():
+        for item in items(kinds):
+            m = model(item.kind, item.variant)
+            assert (item.kind, m.style) != ("cardboard box", "open"), family
+            if {p.role for p in m.parts} & {"plant", "flower", "stem", "stand"}:
+                assert item.name != item.kind and item.name in NAMES.values(), (item, m.style)
+
+
+def test_questions_and_steps_use_the_names(task, asked, sample):
+    for scene, q in asked[:100]:
+        assert q.facts["chain"] == [it.name for it in scene.chain]
+        assert all(f"the {it.name}" in q.text for it in scene.chain)
+        assert "flower pot" not in q.text and "the globe" not in q.text
+    for g in sample:
+        rec = record(g)
+        for region in rec["regions"]:  # the objects boxed in the photos are the ones the question and steps name
+            assert f"the {region['name']}" in rec["question"] and f"the {region['name']}" in rec["img2img"]
 
 
 def test_families_are_drawn_and_can_be_restricted(asked):

@@ -18,8 +18,13 @@ Objects have their real heights: every object's height is drawn within its style
 independent draws of the same thing, the last object's height over the first's with both drawn from their real
 ranges, at least ``option_gap`` apart, and the scene's heights are those of the first draw: the options are
 exchangeable, and a guesser who knows every object's range is at chance. The apparent-size option (the pixel
-heights of the first and the last object compared across their photos) is one of the options chosen at random,
-so it is right as often as any option: the photos are built to show it.
+heights of the first and the last object compared across their photos, depth ignored) is one of the three wrong
+options, chosen at random: the photos are built to show it, so that naive reading always lands on a distractor and
+never on the key (the verifier checks it on the rendered pixels). The price: a reader who knows this rule and
+computes the naive ratio can drop one option (33% by guessing among the other three).
+
+An object is named by what is measured, the whole object from its base to its top (``NAMES``): "potted plant", not
+"flower pot", whose pot alone is 40% of the height.
 
 Every image is needed (``consistent``): with one photo hidden, its ratio is known only from the two objects' real
 ranges, and the chain's objects are chosen so that this range leaves at least two options open; the verifier
@@ -75,7 +80,11 @@ PAD = 10  # pixels kept free at the image's edges
 MIN_PX, MAX_PX = 70.0, 380.0  # pixel heights the apparent-size option may compare
 SAME = math.log(1.1)  # ratios within 10% of 1 read "about the same height"
 MUCH_NEARER = 1.8  # "much nearer": its base at least this many times farther below the horizon
-NEARER = 1.15  # "nearer": at least this; below it the two stand "at about the same distance"
+NEARER = 1.15  # "nearer": at least this; below it "a little nearer", its base "slightly lower"
+# bases "at about the same height in the picture", the two "about as far from the camera": at most this many rows
+# apart and within this factor below the horizon (a 13% gap, 20 rows, read "the same" under NEARER alone)
+SAME_ROWS = 5
+SAME_DISTANCE = 1.05
 TALLER_LOOK = 1.05  # "looks taller": at least 5% more pixels
 MEASURE_TOL = 0.4  # the measured ratio must lie within this share of the option gap (in log) of an option
 SAMPLE_TRIES = 6  # chains and option sets drawn for one family before the attempt is rejected
@@ -154,8 +163,18 @@ FLOOR_WORDS = {
     "mat": "foam play mat",
 }
 BACK_FACING = frozenset({"chair"})  # turned away from the camera, so the top of the backrest is its nearest top
-# styles whose lowest point is not under their front (a wheelie bin stands on wheels at its back) read worse
-LEFT_OUT = frozenset({("trash bin", "wheelie bin")})
+# styles whose lowest point is not under their front (a wheelie bin stands on wheels at its back) read worse; an
+# open box's flaps stand above its walls, so "the box's height" reads two ways
+LEFT_OUT = frozenset({("trash bin", "wheelie bin"), ("cardboard box", "open")})
+# what the text calls a kind (or one of its styles): the height measured is the whole object's, so the name must name
+# all of it; "the flower pot" of a potted plant reads as the pot alone (40% of the height), "the vase" of a vase of
+# flowers as the vase alone, "the globe" of a desk globe as the sphere without its stand
+NAMES: dict[tuple[str, str | None], str] = {
+    ("flower pot", None): "potted plant",
+    ("flower pot", "cactus"): "potted cactus",
+    ("vase", "with flowers"): "vase of flowers",
+    ("globe", None): "desk globe",
+}
 
 
 @dataclass
@@ -192,6 +211,7 @@ class Item:
     variant: int
     low: float
     high: float
+    name: str  # what the question and the steps call it (``NAMES``)
 
     @property
     def spread(self) -> float:
@@ -263,7 +283,9 @@ class ForcedPerspective(Task):
         ratios = _option_values(rng, first, last, gap)
         truth = int(rng.integers(len(ratios)))
         values = (ratios[truth], *ratios[:truth], *ratios[truth + 1 :])  # the truth first
-        showable = [i for i, v in enumerate(values) if abs(math.log(v)) <= math.log(MAX_PX / MIN_PX) - 0.05]
+        # the apparent-size option (what the pixel heights of the first and the last object show, depth ignored) is
+        # a wrong one: that naive reading must never give the key (verify checks what was rendered)
+        showable = [i for i, v in enumerate(values) if i != 0 and abs(math.log(v)) <= math.log(MAX_PX / MIN_PX) - 0.05]
         if not showable:
             raise Reject("no option can be shown by pixel heights")
         apparent = showable[int(rng.integers(len(showable)))]
@@ -344,7 +366,7 @@ class ForcedPerspective(Task):
             place_object(
                 pair[i].kind,
                 pair[i].variant,
-                pair[i].kind,
+                pair[i].name,
                 ((centres[i] - size / 2) * front[i] / f, depth[i]),  # the front face centred there
                 tall[i],
                 yaw=math.pi if pair[i].kind in BACK_FACING else 0.0,
@@ -361,18 +383,16 @@ class ForcedPerspective(Task):
         return Shot(objects, camera_m, draw_floor(rng, pattern, 1.0), framing.misleading)  # type: ignore[arg-type]
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
-        first, last = scene.chain[0].kind, scene.chain[-1].kind
+        first, last = scene.chain[0].name, scene.chain[-1].name
         order = [0, *(1 + int(i) for i in rng.permutation(len(scene.values) - 1))]
         values = [scene.values[i] for i in order[1:]]
         ordered = place(scene.values[0], values, slot)
         kinds = place("truth", ["apparent" if i == scene.apparent else "other" for i in order[1:]], slot)
-        if scene.apparent == 0:
-            kinds[slot] = "truth+apparent"
         options = [_ratio_text(v, first, last) for v in ordered]
         if len(set(options)) != len(options):
             raise Reject("two options read the same")
         facts = {
-            "chain": [it.kind for it in scene.chain],
+            "chain": [it.name for it in scene.chain],
             "priors": [[it.low, it.high] for it in scene.chain],
             "values": [round(v, 4) for v in ordered],
             "kinds": kinds,
@@ -413,6 +433,8 @@ class ForcedPerspective(Task):
         fits = self.consistent(question, rendered, frozenset())
         if len(fits) != 1:
             raise Reject("the measured ratio is not close enough to exactly one option")
+        if _apparent_option(question.facts, rendered.measured["images"]) in fits:
+            raise Reject("the pixel heights alone, depth ignored, point at the answer")
         return next(iter(fits))
 
     def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int]:
@@ -446,7 +468,6 @@ class ForcedPerspective(Task):
             # a reader gets from the factors shown; links rounded to two digits drifted up to 5% from it
             running *= round(link, 2)
             near, far = (a, b) if ma["below_px"] > mb["below_px"] else (b, a)
-            spread = max(ma["below_px"], mb["below_px"]) / min(ma["below_px"], mb["below_px"])
             looks = max(ma["height_px"], mb["height_px"]) / min(ma["height_px"], mb["height_px"])
             taller_look = a if ma["height_px"] > mb["height_px"] else b
             shots.append(
@@ -470,15 +491,14 @@ class ForcedPerspective(Task):
                     "right": b if ma["cx"] < mb["cx"] else a,
                     "nearer": near,
                     "farther": far,
-                    "distance": "much" if spread >= MUCH_NEARER else "some" if spread >= NEARER else "same",
+                    "distance": _distance(ma["below_px"], mb["below_px"]),
                     "looks_taller": taller_look if looks >= TALLER_LOOK else None,
                     "deceives": looks >= TALLER_LOOK and (taller_look == b) != (link > 1),
                     "floor": FLOOR_WORDS[scene.shots[i].floor.pattern],
                     "crossed": all(m["box"][1] < seen["horizon"] < m["box"][3] for m in (ma, mb)),
                 }
             )
-        first_px = rendered.measured["images"][0]["objects"][chain[0]]["height_px"]
-        last_px = rendered.measured["images"][-1]["objects"][chain[-1]]["height_px"]
+        first_px, last_px = _end_pixels(f, rendered.measured["images"])
         return {
             "chain": chain,
             "first": chain[0],
@@ -490,12 +510,8 @@ class ForcedPerspective(Task):
             "first_px": first_px,
             "last_px": last_px,
             "apparent_ratio": sig(max(last_px / first_px, first_px / last_px)),
-            # the photos are built to show one option by pixel heights: quoted as the option reads, and right as
-            # often as any option (when it is the answer, the steps say it is right by luck)
-            "apparent_text": next(
-                question.options[i] for i, kind in enumerate(f["kinds"]) if kind in ("apparent", "truth+apparent")
-            ),
-            "apparent_right": "truth+apparent" in f["kinds"],
+            # the option nearest what the pixel heights show, quoted as it reads: a wrong one (verify)
+            "apparent_text": question.options[_apparent_option(f, rendered.measured["images"])],
             "answer_text": question.options[question.answer],
             "letters": LETTERS[: len(question.options)],
         }
@@ -608,7 +624,8 @@ def items(kinds: tuple[str, ...]) -> tuple[Item, ...]:
             style = model(kind, v).style
             if (kind, style) not in LEFT_OUT:
                 low, high = styles[style]
-                out.append(Item(kind, v, float(low), float(high)))
+                name = NAMES.get((kind, style), NAMES.get((kind, None), kind))
+                out.append(Item(kind, v, float(low), float(high), name))
     return tuple(out)
 
 
@@ -712,6 +729,33 @@ def _link(a: str, b: str, seen: dict[str, Any]) -> float:
     return (mb["height_px"] / mb["below_px"]) / (ma["height_px"] / ma["below_px"])
 
 
+def _distance(a_below: int, b_below: int) -> str:
+    """How much nearer the object whose base is lower stands, in the captions' words (its base's rows below the
+    horizon over the other's is the other's distance over its)."""
+    near, far = max(a_below, b_below), min(a_below, b_below)
+    if near / far >= MUCH_NEARER:
+        return "much"
+    if near / far >= NEARER:
+        return "some"
+    if near - far <= SAME_ROWS and near / far < SAME_DISTANCE:
+        return "same"
+    return "slight"
+
+
+def _end_pixels(facts: dict[str, Any], images: list[dict[str, Any]]) -> tuple[int, int]:
+    """Pixel heights of the first object in the first photo and of the last object in the last photo."""
+    chain = facts["chain"]
+    return images[0]["objects"][chain[0]]["height_px"], images[-1]["objects"][chain[-1]]["height_px"]
+
+
+def _apparent_option(facts: dict[str, Any], images: list[dict[str, Any]]) -> int:
+    """The option (last over first) nearest in log ratio to the measured pixel heights of the two ends: the answer
+    of a reader who compares apparent sizes and ignores depth."""
+    first_px, last_px = _end_pixels(facts, images)
+    seen = math.log(last_px / first_px)
+    return min(range(len(facts["values"])), key=lambda k: abs(math.log(facts["values"][k]) - seen))
+
+
 def _lower(sentence: str) -> str:
     return sentence[0].lower() + sentence[1:]
 
@@ -725,7 +769,7 @@ def _ratio_text(value: float, first: str, last: str) -> str:
 
 
 def _question_text(scene: Scene, rng: np.random.Generator) -> str:
-    chain = [it.kind for it in scene.chain]
+    chain = [it.name for it in scene.chain]
     parts = []
     for i in range(len(scene.shots)):
         a, b = chain[i], chain[i + 1]
