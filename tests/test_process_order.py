@@ -273,3 +273,104 @@ def test_a_rank_summary_names_the_frame_as_the_question_does(task):
             assert f"frame taken {phrase}" in rec["summary"], (rec["question"], rec["summary"])
             asked.append(phrase)
     assert "second to last" in asked and len(set(asked)) >= 2, asked
+
+
+def test_a_candle_caption_counts_the_drips_that_show():
+    """Two drips a few pixels apart ran together into one, and a pale drip vanished where the body is palest, so a
+    caption said '3 drips' where 2 showed. Drawn with and without its drips (below the rim), every drip the caption
+    counts changes the candle's side where it runs, and untouched columns part each drip from the next."""
+    import re
+
+    from mirforge.generators.sequential import paint
+
+    fam = FAMILIES["candle"]
+    counts = Counter()
+    for seed in range(12):
+        look = fam.look(np.random.default_rng(seed))
+        base = fam.backdrop(look)
+        for t in sorted({k / n for n in (8, 10, 11) for k in range(1, n)}):
+            caption = fam.state(look, t)
+            many = re.search(r"(\d+) drips", caption)
+            said = int(many[1]) if many else 1 if "a drip " in caption else 0
+            assert said or "no wax running" in caption, caption
+            xs = sorted(look.cx + dx * (look.width / 2 - 4) for dx, start, _ in look.drips if t > start)
+            assert len(xs) == said, (seed, t, caption)
+            counts[said] += 1
+            top = look.base_y - look.height * (1 - fam.BURN * t)
+            changed = paint.differs(fam._draw(base, look, t, drips=True), fam._draw(base, look, t, drips=False), 30)
+            changed[: int(top + look.width * 0.14) + 2] = False
+            for x in xs:
+                assert changed[:, int(x) - 6 : int(x) + 7].sum() >= 40, (seed, t, x)
+            touched = changed.any(axis=0)
+            for a, b in zip(xs, xs[1:], strict=False):
+                assert not touched[int(a) + 7 : int(b) - 6].any() and b - a >= 13, (seed, t, a, b)
+    assert all(counts[k] >= 5 for k in range(5)), counts
+
+
+def test_an_ice_caption_tells_of_meltwater_only_where_it_shows():
+    """At first each puddle is smaller than the cube that stands in it, which hides it: those frames were captioned
+    'sitting in a puddle of meltwater' on a dry plate."""
+    from mirforge.generators.sequential import paint
+
+    fam = FAMILIES["ice"]
+    dry = wet = 0
+    for seed in range(6):
+        look = fam.look(np.random.default_rng(seed))
+        base = fam.backdrop(look)
+        for t in sorted({k / n for n in (8, 10, 11) for k in range(1, n)}):
+            caption = fam.state(look, t)
+            shown = paint.differs(fam._draw(base, look, t, True), fam._draw(base, look, t, False), 30).sum()
+            if "still dry" in caption:
+                dry += 1
+                assert shown < fam.SEEN * len(look.cubes) and "puddle" not in caption, (seed, t, caption, shown)
+            else:
+                wet += 1
+                assert shown >= fam.SEEN and ("puddle" in caption or "meltwater" in caption), (seed, t, caption)
+    assert dry >= 6 and wet >= 6, (dry, wet)
+
+
+def test_washing_captions_tell_how_much_is_still_wet():
+    """A frame 13% wet and one 26% wet were both 'wet over only their hems': the caption says the share of their
+    length that is wet, and two moments of a clip never read the same."""
+    fam = FAMILIES["laundry"]
+    look = fam.look(np.random.default_rng(0))
+    assert "the lower eighth of their length" in fam.state(look, 7 / 8)
+    assert "the lower quarter of their length" in fam.state(look, 6 / 8)
+    assert "about the lower 45% of their length" in fam.state(look, 6 / 11)
+    for n in range(7, 13):
+        captions = [fam.state(look, k / (n - 1)) for k in range(1, n - 1)]
+        assert len(set(captions)) == len(captions), captions
+        assert not any("hems" in c for c in captions)
+
+
+def test_house_steps_say_what_the_frames_show(task):
+    """The house has a ladder, not a scaffold; its walls are counted in courses (2 and 4 courses were both 'a few
+    courses high'); the summary has one colon to a sentence and tells of a roof only where a frame shows one."""
+    fam = FAMILIES["house"]
+    look = fam.look(np.random.default_rng(3))
+    walls = [k / 10 for k in range(1, 6)]
+    captions = [fam.state(look, t) for t in walls + [0.6, 0.7, 0.8, 0.9]]
+    assert len(set(captions)) == len(captions) and not any("scaffold" in c for c in captions), captions
+    assert all("ladder" in c for c in captions)
+    assert "roof" not in fam.reason(look, walls) and "ridge" not in fam.reason(look, walls + [0.9])
+    house = make_task("process_order", family="house")
+    for index in range(4):
+        rec = record(generate(house, index, seed=61616))
+        for sentence in rec["summary"].split(". "):
+            assert sentence.count(":") <= 1, rec["summary"]
+        assert "scaffold" not in " ".join([rec["summary"], *rec["caption"]])
+
+
+def test_the_readings_a_step_orders_by_read_apart(task):
+    """The amounts img2img quotes (and orders the frames by) differ between the frames of a clip, and the ice is
+    compared by the area it covers, in the words and in the numbers alike."""
+    for name in FAMILIES:
+        only = make_task("process_order", family=name)
+        for index in range(2):
+            scene, question, rendered = accepted(only, index, seed=77)
+            facts = only.step_facts(scene, question, rendered)
+            for clip in facts["clips"]:
+                amounts = [p["amount"] for p in clip["images"]]
+                assert len(set(amounts)) == len(amounts), (name, amounts)
+    assert "square root" not in FAMILIES["ice"].cue and "area" in FAMILIES["ice"].cue
+    assert FAMILIES["ice"].amount(92.2, None).endswith("px²")

@@ -36,6 +36,56 @@ def _pick(rng: np.random.Generator, names: dict[str, Any] | tuple[Any, ...]) -> 
     return keys[int(rng.integers(len(keys)))]
 
 
+# shares a caption names in words; any other share is given in per cent
+FRACTIONS = {
+    1 / 10: "a tenth",
+    1 / 8: "an eighth",
+    1 / 6: "a sixth",
+    1 / 5: "a fifth",
+    1 / 4: "a quarter",
+    3 / 10: "three tenths",
+    1 / 3: "a third",
+    3 / 8: "three eighths",
+    2 / 5: "two fifths",
+    1 / 2: "half",
+    3 / 5: "three fifths",
+    5 / 8: "five eighths",
+    2 / 3: "two thirds",
+    7 / 10: "seven tenths",
+    3 / 4: "three quarters",
+    4 / 5: "four fifths",
+    5 / 6: "five sixths",
+    7 / 8: "seven eighths",
+    9 / 10: "nine tenths",
+}
+ORDINAL_WORDS = (
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth"
+)  # fmt: skip
+
+
+def share_words(x: float) -> str:
+    """A share in (0, 1) as a caption says it: "a quarter", "two thirds", or "about 45%" when it is no simple
+    fraction. Two shares that differ by a whole per cent or more never read the same."""
+    for value, words in FRACTIONS.items():
+        if abs(x - value) < 0.002:
+            return words
+    return f"about {round(100 * x)}%"
+
+
+def _way(x: float) -> str:
+    """How far along a share ``x`` is: "halfway", "a third of the way", "about 56% of the way"."""
+    words = share_words(x)
+    return "halfway" if words == "half" else f"{words} of the way"
+
+
+def _bare(words: str) -> str:
+    """A share's words without their article, to follow 'the lower': "a quarter" -> "quarter"."""
+    for article in ("a ", "an "):
+        if words.startswith(article):
+            return words[len(article) :]
+    return words
+
+
 def _far(a: RGB, b: RGB, d: int) -> bool:
     return max(abs(x - y) for x, y in zip(a, b, strict=True)) > d
 
@@ -120,6 +170,10 @@ class Family:
         """What a frame at moment ``t`` shows, as a noun phrase for its caption."""
         raise NotImplementedError
 
+    def reason(self, look: Any, times: list[float]) -> str:
+        """Why the cue runs one way, for the summary, told of what the frames at ``times`` show."""
+        return self.why
+
     def amount(self, value: float, look: Any) -> str:
         """The measured cue of one frame, in words, for the steps."""
         return f"{round(value)} {self.unit}"
@@ -167,6 +221,7 @@ class Candle(Family):
     rising = False
     why = "a burning candle only gets shorter, and the drips and the pool of its wax only grow"
     BURN = 0.78  # share of the candle that burns away
+    DRIP_GAP = 14.0  # px between neighbouring drips' middles, at least
 
     def look(self, rng: np.random.Generator) -> CandleLook:
         wall = paint.jitter(rng, WALLS[int(rng.integers(len(WALLS)))], 8)
@@ -180,10 +235,7 @@ class Candle(Family):
         if rng.random() < 0.6:
             x0 = int(rng.integers(20, 60)) if cx > SIZE / 2 else int(rng.integers(SIZE - 170, SIZE - 130))
             window = (x0, x0 + int(rng.integers(90, 111)))
-        drips = tuple(
-            (float(rng.uniform(-0.85, 0.85)), float(rng.uniform(0.03, 0.7)), float(rng.uniform(0.5, 1.2)))
-            for _ in range(int(rng.integers(3, 6)))
-        )
+        width = float(rng.uniform(46, 70))
         holder = paint.jitter(rng, ((190, 150, 70), (200, 200, 205), (70, 70, 80))[int(rng.integers(3))], 10)
         return CandleLook(
             seed=int(rng.integers(2**31)),
@@ -194,11 +246,29 @@ class Candle(Family):
             colour=colour,
             rgb=rgb,
             cx=cx,
-            width=float(rng.uniform(46, 70)),
+            width=width,
             height=float(rng.uniform(205, min(255, table_y - 100))),
             holder=holder,
             holder_h=int(rng.integers(14, 26)),
-            drips=drips,
+            drips=self._drips(rng, width),
+        )
+
+    def _drips(self, rng: np.random.Generator, width: float) -> tuple[tuple[float, float, float], ...]:
+        """3 to 5 drips as room allows (3 on a narrow candle, 4 on a wide one), each in its own slot across the
+        candle's front, at least ``DRIP_GAP`` px apart, so every drip drawn is seen as one (drips drawn anywhere ran
+        together two or three into one, and the caption counted each)."""
+        half = width / 2 - 4  # a drip at offset dx runs down at cx + dx * half
+        slots = int(1.7 * half // self.DRIP_GAP) + 1
+        step = 1.7 / (slots - 1)
+        room = (step * half - self.DRIP_GAP) / 2 / half  # how far a drip may stray from its slot, in dx
+        chosen = sorted(int(k) for k in rng.choice(slots, min(int(rng.integers(3, 6)), slots), replace=False))
+        return tuple(
+            (
+                -0.85 + k * step + float(rng.uniform(-room, room)),
+                float(rng.uniform(0.03, 0.7)),
+                float(rng.uniform(0.5, 1.2)),
+            )
+            for k in chosen
         )
 
     def title(self, look: CandleLook) -> str:
@@ -219,6 +289,9 @@ class Candle(Family):
         return img
 
     def draw(self, base: np.ndarray, look: CandleLook, t: float) -> np.ndarray:
+        return self._draw(base, look, t, drips=True)
+
+    def _draw(self, base: np.ndarray, look: CandleLook, t: float, drips: bool) -> np.ndarray:
         img = base.copy()
         cx, w, by = look.cx, look.width, look.base_y
         h = look.height * (1 - self.BURN * t)
@@ -238,14 +311,18 @@ class Candle(Family):
         # the top: a rim around a shallow pool of liquid wax
         paint.ellipse(img, (cx, top), (w / 2, w * 0.14), paint.shade(look.rgb, 1.12))
         paint.ellipse(img, (cx, top + 1), (w / 2 - 5, w * 0.1), paint.shade(look.rgb, 0.92))
-        # drips run down the side from the top, more and longer as it burns
+        # drips run down the side from the top, more and longer as it burns: a pale bead of wax in a darker rim, so
+        # each shows against every part of the shaded body (a plain pale drip vanished where the body is palest);
+        # both shades stay within the candle's colour as measure reads it
         for dx, start, speed in look.drips:
-            if t <= start:
+            if t <= start or not drips:
                 continue
             length = min(h * 0.85, 20 + speed * (t - start) * look.height * 0.8)
             x = cx + dx * (w / 2 - 4)
-            paint.line(img, (x, top + 2), (x, top + length), paint.shade(look.rgb, 1.08), 6)
-            paint.circle(img, (x, top + length), 4.2, paint.shade(look.rgb, 1.08))
+            paint.line(img, (x, top + 2), (x, top + length), paint.shade(look.rgb, 0.88), 8)
+            paint.circle(img, (x, top + length), 5.2, paint.shade(look.rgb, 0.88))
+            paint.line(img, (x, top + 2), (x, top + length), paint.shade(look.rgb, 1.16), 4)
+            paint.circle(img, (x, top + length), 3.4, paint.shade(look.rgb, 1.16))
         # the wick and the flame, or a thread of smoke once it has gone out
         paint.line(img, (cx, top + 2), (cx + 1, top - 12), (40, 34, 30), 3)
         if t < 1:
@@ -276,7 +353,9 @@ class Candle(Family):
             return f"a tall {look.colour} candle, just lit, with no wax running down its side yet"
         if t >= 1:
             return f"a short stub of a {look.colour} candle that has gone out, a thread of smoke rising from its wick"
-        drips = sum(1 for _, s, _ in look.drips if t > s)
+        drips = sum(1 for _, s, _ in look.drips if t > s)  # as draw runs them, each in its own slot
+        if drips == 0:
+            return f"a lit {look.colour} candle with no wax running down its side yet, wax pooling in the holder"
         runs = "a drip" if drips == 1 else f"{drips} drips"
         return f"a lit {look.colour} candle with {runs} of wax down its side and wax pooling in the holder"
 
@@ -314,11 +393,13 @@ class Ice(Family):
     name = "ice"
     process = "ice cubes melting on a plate"
     subject = "ice"
-    cue = "amount of ice left on the plate (the square root of its area in pixels)"
+    cue = "amount of ice left on the plate (the area it covers, in pixels)"
     unit = "px"
     rising = False
     why = "melting ice only shrinks, and the puddle of meltwater around it only spreads"
     LEFT = 0.06  # share of a cube's side left at the end
+    SEEN = 50  # px of meltwater showing around a cube for a caption to mention it
+    PUDDLE = 450  # px around every cube for the caption's 'sitting in a puddle'
 
     def look(self, rng: np.random.Generator) -> IceLook:
         table_y = int(rng.integers(150, 200))
@@ -359,12 +440,18 @@ class Ice(Family):
         return img
 
     def draw(self, base: np.ndarray, look: IceLook, t: float) -> np.ndarray:
+        return self._draw(base, look, t, puddle=True)
+
+    def _draw(self, base: np.ndarray, look: IceLook, t: float, puddle: bool) -> np.ndarray:
         img = base.copy()
         s0 = look.size
         s = s0 * (1 - (1 - self.LEFT) * t)
         water = paint.mix(look.plate_rgb, (150, 185, 220), 0.35)
         # the puddle of meltwater around each cube
         (cx, cy), (ax, ay) = look.centre, look.axes
+        if not puddle:
+            self._cubes(img, look, s, t)
+            return img
         x0, y0 = int(cx - ax), int(cy - ay)
         mask = np.zeros((int(2 * ay) + 1, int(2 * ax) + 1), np.uint8)
         for k, (x, y) in enumerate(look.cubes):
@@ -382,7 +469,11 @@ class Ice(Family):
                 paint.mix(water, (255, 255, 255), 0.3),
                 angle=-8,
             )
-        # the cubes: a top face and a front face, rounding off as they melt
+        self._cubes(img, look, s, t)
+        return img
+
+    def _cubes(self, img: np.ndarray, look: IceLook, s: float, t: float) -> None:
+        """The cubes (side ``s``): a top face and a front face, rounding off as they melt."""
         for x, y in look.cubes:
             rad = s * (0.08 + 0.35 * t)
             top = (x - s / 2, y - s * 0.32, x + s / 2, y + s * 0.2)
@@ -392,7 +483,6 @@ class Ice(Family):
             if s > 12:
                 paint.line(img, (x - s * 0.3, y - s * 0.2), (x + s * 0.1, y - s * 0.24), (250, 252, 255), 2)
                 paint.line(img, (x - s * 0.36, y + s * 0.12), (x - s * 0.36, y + s * 0.42), (224, 238, 250), 2)
-        return img
 
     def measure(self, img: np.ndarray, base: np.ndarray, look: IceLook) -> Reading:
         (cx, cy), (ax, ay) = look.centre, look.axes
@@ -417,10 +507,30 @@ class Ice(Family):
             return f"{n} fresh ice cubes with sharp corners on a dry {look.plate} plate"
         if t >= 1:
             return f"a wide puddle of water on the {look.plate} plate with only tiny slivers of ice left"
+        # the meltwater as it shows: at first each puddle is smaller than its cube, which hides it, and the earliest
+        # frames were captioned 'sitting in a puddle' on a dry plate
+        water = self.meltwater(look, t)
+        wet = [a >= self.SEEN for a in water]
         size = "small, rounded" if t > 0.55 else "slightly rounded"
-        return f"{n} {size} ice cubes sitting in a puddle of meltwater on the {look.plate} plate"
+        if not any(wet):
+            return f"{n} {size} ice cubes on the {look.plate} plate, the plate still dry around them"
+        if min(water) >= self.PUDDLE:
+            return f"{n} {size} ice cubes sitting in a puddle of meltwater on the {look.plate} plate"
+        which = "them" if all(wet) else ("one of them" if sum(wet) == 1 else f"{sum(wet)} of them")
+        return f"{n} {size} ice cubes on the {look.plate} plate, a little meltwater seeping out from under {which}"
+
+    def meltwater(self, look: IceLook, t: float) -> list[int]:
+        """The pixels of meltwater that show around each cube at moment ``t`` (what draw's puddle changes, cubes
+        on top; a pixel goes to the cube nearest it across)."""
+        canvas = np.full((SIZE, SIZE, 3), look.plate_rgb, np.uint8)
+        seen = paint.differs(self._draw(canvas, look, t, True), self._draw(canvas, look, t, False), 30)
+        xs = np.nonzero(seen)[1]
+        nearest = np.argmin(np.abs(xs[:, None] - np.array([x for x, _ in look.cubes])[None, :]), axis=1)
+        return [int((nearest == k).sum()) for k in range(len(look.cubes))]
 
     def amount(self, value: float, look: IceLook) -> str:
+        # the reading is the square root of the area (so that a gap between frames is a share of the process);
+        # the steps compare the area itself, which runs in the same order
         return f"ice covering about {int(round(value * value, -2)):,} px²"
 
 
@@ -543,21 +653,30 @@ class Plant(Family):
             for k in range(steps + 1)
         ]
 
+    def _stem_height(self, look: PlantLook, t: float) -> float:
+        return (look.height - 30) * t + 6
+
+    def _leaves(self, stem_h: float) -> list[tuple[int, float, float]]:
+        """The leaves on a stem ``stem_h`` tall: (number from the soil, height up the stem, how grown, 0 to 1),
+        one every 34 px from the soil, each growing for 36 px of stem after it appears."""
+        out = []
+        for j in range(int(stem_h // 34.0) + 1):
+            at = 18 + 34.0 * j
+            grown = min(1.0, (stem_h - at - 4) / 36)
+            if grown > 0:
+                out.append((j, at, grown))
+        return out
+
     def draw(self, base: np.ndarray, look: PlantLook, t: float) -> np.ndarray:
         img = base.copy()
         if t <= 0:
             return img
-        stem_h = (look.height - 30) * t + 6
+        stem_h = self._stem_height(look, t)
         pts = self._stem(look, stem_h)
         paint.polyline(img, pts, paint.shade(look.leaf, 0.8), 5 if stem_h > 60 else 3)
         # leaves along the stem, alternating sides, each growing after it appears
         y0 = look.soil_y - 8
-        gap = 34.0
-        for j in range(int(stem_h // gap) + 1):
-            at = 18 + gap * j
-            grown = min(1.0, (stem_h - at - 4) / 36)
-            if grown <= 0:
-                continue
+        for j, at, grown in self._leaves(stem_h):
             k = min(len(pts) - 1, int(round(at / stem_h * (len(pts) - 1))))
             x, y = pts[k]
             side = -1 if j % 2 == 0 else 1
@@ -603,10 +722,13 @@ class Plant(Family):
             return f"a {look.pot} pot of bare soil with nothing growing yet"
         if t < 0.2:
             return f"a small green sprout just out of the soil of a {look.pot} pot"
+        # the leaves as draw grows them, counted: 'a leafy green stem' was said of one leaf and of four alike
+        n = len(self._leaves(self._stem_height(look, t)))
+        leaves = "1 leaf" if n == 1 else f"{n} leaves"
         if t < self.BUD:
-            return f"a leafy green stem growing in a {look.pot} pot, with no bud yet"
+            return f"a green stem with {leaves} growing in a {look.pot} pot, with no bud yet"
         if t < self.BLOOM:
-            return f"a tall leafy plant in a {look.pot} pot with a closed bud at its top"
+            return f"a tall plant with {leaves} in a {look.pot} pot, a closed bud at its top"
         if t < 1:
             # as draw opens it: the petals spread from the moment of bloom and grow to full size
             grown = "just opened" if (t - self.BLOOM) / (1 - self.BLOOM) < 0.4 else "open but not yet full size"
@@ -775,9 +897,12 @@ class Fence(Family):
         side = "right" if look.leftwards else "left"
         done = t * look.planks
         full = int(math.floor(done + 1e-9))  # as draw counts them: the brush shows only on a half-painted picket
+        # the picket being painted is coated from the top down to the brush (two frames with 4 pickets done and
+        # the fifth begun or nearly done read the same)
+        down = f"{_way(done - full)} down"
         if full == 0:
-            return f"a picket fence with its {side} end picket being painted {paint_name}, a brush at work on it"
-        brush = ", a brush at work on the next one" if done - full > 0 else ""
+            return f"a picket fence with its {side} end picket being painted {paint_name}, a brush {down} it"
+        brush = f", a brush {down} the next one" if done - full > 0 else ""
         painted = f"{full} of its {look.planks} pickets painted {paint_name}"
         return f"a picket fence with {painted} from the {side} end{brush}"
 
@@ -810,7 +935,7 @@ class HouseLook:
     roof_rgb: RGB
     windows: tuple[tuple[float, float], ...]  # (centre x offset, sill height above the ground)
     door_x: float  # offset of the door's centre
-    scaffold_left: bool
+    ladder_left: bool
 
 
 class House(Family):
@@ -821,7 +946,8 @@ class House(Family):
     unit = "px"
     rising = True
     why = (
-        "a house under construction only grows: the walls rise course by course, then the roof is tiled up to the ridge"
+        "a house under construction only grows, its walls rising course by course to full height before its roof is "
+        "tiled from the eaves up"
     )
     WALLS_DONE = 0.55
     COURSE = 12.0
@@ -847,7 +973,7 @@ class House(Family):
             roof_rgb=paint.jitter(rng, ROOFS[roof], 8),
             windows=windows,
             door_x=door * width,
-            scaffold_left=bool(rng.random() < 0.5),
+            ladder_left=bool(rng.random() < 0.5),
         )
 
     def title(self, look: HouseLook) -> str:
@@ -864,8 +990,8 @@ class House(Family):
             2,
             (176, 176, 170),
         )
-        # a pallet of bricks waiting on the far side from the scaffold
-        px = look.cx + (1 if look.scaffold_left else -1) * (look.width / 2 + 46)
+        # a pallet of bricks waiting on the far side from the ladder
+        px = look.cx + (1 if look.ladder_left else -1) * (look.width / 2 + 46)
         px = min(max(px, 40), SIZE - 40)
         paint.rounded_rect(img, (px - 30, look.ground_y + 34, px + 30, look.ground_y + 40), 1, (140, 110, 70))
         for r in range(3):
@@ -875,6 +1001,18 @@ class House(Family):
                     img, (x, look.ground_y + 26 - r * 8, x + 12, look.ground_y + 33 - r * 8), 1, look.wall_rgb
                 )
         return img
+
+    def reason(self, look: HouseLook, times: list[float]) -> str:
+        """The walls, the roof or both, as the frames show them (frames of walls alone were told of a roof tiled
+        up to the ridge, which no frame but the very last shows)."""
+        if all(t < self.WALLS_DONE for t in times):
+            return "a house under construction only grows, its walls rising course by course"
+        if all(t > self.WALLS_DONE for t in times):
+            return (
+                "a house under construction only grows, its roof tiled from the eaves up once the walls stand at full "
+                "height"
+            )
+        return self.why
 
     def _wall_height(self, look: HouseLook, t: float) -> float:
         return look.wall_h * min(1.0, t / self.WALLS_DONE)
@@ -948,11 +1086,12 @@ class House(Family):
                 hw_row = half * (1 - k * 14 / look.roof_h)
                 paint.line(img, (cx - hw_row, y), (cx + hw_row, y), paint.shade(look.roof_rgb, 0.75), 2)
         if t < 1:
-            self._scaffold(img, look, g, hw + 22)
+            self._ladder(img, look, g, hw + 22)
         return img
 
-    def _scaffold(self, img: np.ndarray, look: HouseLook, g: float, h: float) -> None:
-        side = -1 if look.scaffold_left else 1
+    def _ladder(self, img: np.ndarray, look: HouseLook, g: float, h: float) -> None:
+        """A ladder of height ``h`` against the side of the house: two poles and a rung every 36 px."""
+        side = -1 if look.ladder_left else 1
         xa = look.cx + side * (look.width / 2 + 10)
         xb = look.cx + side * (look.width / 2 + 38)
         pole = (110, 110, 118)
@@ -986,10 +1125,27 @@ class House(Family):
         if t <= 0:
             return "a bare concrete foundation on a building site, bricks stacked beside it"
         if t < self.WALLS_DONE:
-            how = "a few courses high" if t < self.WALLS_DONE / 2 else "more than half their full height"
-            return f"{look.walls} walls {how} on the foundation, a scaffold beside them"
+            # the courses as draw lays them: whole ones, then the next one from the left (a sliver under 3 px is
+            # not told); 'a few courses high' was said of 2 courses and of 4 alike
+            courses = self._wall_height(look, t) / self.COURSE
+            full = math.floor(courses + 1e-9)
+            laying = (courses - full) * look.width >= 3
+            walls = f"{look.walls} walls {full} course{'s' if full != 1 else ''} high on the foundation"
+            if full == 0:
+                walls = f"the first course of {look.walls} walls being laid on the foundation"
+            elif laying:
+                walls += f", the {ORDINAL_WORDS[full]} course being laid"
+            return f"{walls}, a ladder beside them"
         if t < 1:
-            return f"{look.walls} walls at full height with a {look.roof} roof being tiled from the eaves up"
+            # the roof as draw tiles it, from the eaves up towards the ridge, which no frame before the last reaches
+            up = f"{_way((t - self.WALLS_DONE) / (1 - self.WALLS_DONE))} up"
+            fitted = ""
+            if t >= 0.85:  # as draw glazes the windows and hangs the door
+                fitted = ", the windows glazed and the door hung" if t >= 0.95 else ", the windows glazed"
+            return (
+                f"{look.walls} walls at full height{fitted}, a {look.roof} roof on them tiled {up} from the eaves, a "
+                "ladder beside them"
+            )
         return f"a finished {look.walls} house with a {look.roof} roof, glazed windows and a door"
 
     def amount(self, value: float, look: HouseLook) -> str:
@@ -1240,17 +1396,27 @@ class Cooking(Family):
         phase, s = self._phase(t)
         v = look.veg
         if phase == "cut":
-            if s <= 0:
+            cut = round(s * look.slices)  # as draw cuts them
+            if cut <= 0:
                 return f"a whole {v} on a cutting board beside an empty pan and an empty plate"
-            if s >= 1:
-                return f"{paint.a(v)} cut into slices on the cutting board, the pan and the plate still empty"
-            return f"{paint.a(v)} partly sliced on the cutting board, the knife at the cut"
+            if cut >= look.slices:
+                return f"{paint.a(v)} cut into {cut} slices on the cutting board, the pan and the plate still empty"
+            slices = "1 slice" if cut == 1 else f"{cut} slices"
+            return f"{paint.a(v)} partly sliced on the cutting board, {slices} cut so far, the knife at the cut"
         if phase == "fry":
-            tone = "pale, barely cooked" if s < 0.34 else ("golden" if s < 0.67 else "well browned")
-            return f"{v} slices frying in the pan, {tone}, the board empty"
+            # five shades, as draw browns them evenly: frames of one clip are at least 0.27 of the frying apart,
+            # so no two of them share one (with three shades two frames were 'golden' alike)
+            tones = ("pale, barely cooked", "just starting to colour", "golden", "golden brown", "well browned")
+            tone = tones[min(4, int(5 * s))]
+            return f"{look.slices} {v} slices frying in the pan, {tone}, only the knife left on the board"
         if s >= 1:
             return f"browned {v} slices served on the plate with a green garnish, the pan empty"
-        return f"browned {v} slices being moved from the pan onto the plate"
+        moved = round(s * look.slices)  # as draw moves them
+        if moved <= 0:
+            return f"{look.slices} well browned {v} slices in the pan, the plate still empty"
+        if moved >= look.slices:
+            return f"all {look.slices} browned {v} slices moved onto the plate, the pan empty"
+        return f"browned {v} slices being moved from the pan onto the plate, {moved} of the {look.slices} on it so far"
 
     def amount(self, value: float, look: CookLook) -> str:
         v = value / 100
@@ -1421,9 +1587,15 @@ class Laundry(Family):
             return f"{n} soaking-wet pieces of washing on a line, dark all over and dripping onto the grass"
         if t >= 1:
             return f"{n} pieces of washing hanging dry on the line, light all over, with no drips"
-        wet = "most of their length" if t < 1 / 3 else ("their lower half" if t < 2 / 3 else "only their hems")
+        # as draw darkens them: the lower (1 - t) of each piece's length, up to a wavy line (a frame 13% wet and
+        # one 26% wet were both 'wet over only their hems')
+        wet = share_words(1 - t)
+        wet = f"about the lower {wet[6:]}" if wet.startswith("about ") else f"the lower {_bare(wet)}"
         drips = ", dripping onto the grass" if round(5 * (1 - t)) > 0 else ""  # as draw lets the drops fall
-        return f"{n} pieces of washing on a line, dry and light at the top, still wet and dark over {wet}{drips}"
+        return (
+            f"{n} pieces of washing on a line, dry and light at the top, still wet and dark over {wet} of their "
+            f"length{drips}"
+        )
 
     def amount(self, value: float, look: LaundryLook) -> str:
         return f"about {round(value)}% still wet"

@@ -322,7 +322,7 @@ class ProcessOrder(Filming, Task):
                     "process": fam.title(clip.look),
                     "subject": fam.subject,
                     "cue": fam.cue,
-                    "why": fam.why,
+                    "why": fam.reason(clip.look, [s / (scene.n_states - 1) for s in clip.states]),
                     "rising": fam.rising,
                     "runs": fam.runs,
                     "images": per_image,
