@@ -236,10 +236,10 @@ def test_growth_question_never_presupposes_a_gain_that_is_not_in_the_table(task)
         if scene.qtype != "growth":
             continue
         best = max(row[-1] - row[0] for row in scene.table)
-        asks_gain = "grew" in q.text or "gained" in q.text
+        asks_gain = "grew" in q.text or "increase" in q.text
         assert asks_gain == (best > 0), (i, q.text, scene.table)
         if not asks_gain:
-            assert all(row[-1] < row[0] for row in scene.table) and ("fell" in q.text or "lost" in q.text)
+            assert all(row[-1] < row[0] for row in scene.table) and ("fell" in q.text or "decrease" in q.text)
         seen.add(asks_gain)
         growth = scene
         assert len(scene.blocks) == 2  # the first and the last period, each in its own chart
@@ -253,7 +253,7 @@ def test_growth_question_never_presupposes_a_gain_that_is_not_in_the_table(task)
 
     fell = tuple(tuple([max(row) + 5, *row[1:-1], min(row)]) for row in growth.table)
     text = _question_text(dataclasses.replace(growth, table=fell), TOPICS[growth.topic], np.random.default_rng(0))
-    assert ("fell the least" in text or "lost the least" in text) and "grew" not in text and "gained" not in text
+    assert ("fell the least" in text or "smallest decrease" in text) and "grew" not in text and "increase" not in text
 
 
 def test_families_are_knobs_and_an_unknown_family_is_one_line(task):

@@ -726,12 +726,12 @@ def _question_text(scene: Scene, topic: Topic, rng: np.random.Generator) -> str:
     elif scene.qtype == "growth" and _best_change(scene) > 0:
         q = pick(
             f"Which {topic.noun} grew the most from {pers[0]} to {pers[-1]}?",
-            f"Between {pers[0]} and {pers[-1]}, which {topic.noun} gained the most {topic.measure}?",
+            f"Between {pers[0]} and {pers[-1]}, which {topic.noun} shows the largest increase?",
         )
     elif scene.qtype == "growth":  # every category fell: asking which "grew" would be a false premise
         q = pick(
             f"Which {topic.noun} fell the least from {pers[0]} to {pers[-1]}?",
-            f"Between {pers[0]} and {pers[-1]}, which {topic.noun} lost the least {topic.measure}?",
+            f"Between {pers[0]} and {pers[-1]}, which {topic.noun} shows the smallest decrease?",
         )
     else:
         q = pick(
