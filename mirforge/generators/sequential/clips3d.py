@@ -217,6 +217,22 @@ def shoot_from(
     return Shot(shot.eye, shot.target, (speed * math.cos(angle), speed * math.sin(angle)), shot.yfov)
 
 
+# kinds with a handle on one side (+x of the model): seen from behind the body the handle is hidden, and a mug
+# without a handle reads as a cup or a can
+SIDE_HANDLED = frozenset({"mug", "cup", "kettle", "teapot"})
+HANDLE_SPREAD = math.radians(50)  # how far from the camera's left or right the handle may point
+
+
+def turned(rng: np.random.Generator, kind: str, right: np.ndarray) -> float:
+    """A random yaw for an object of ``kind``; a kind in ``SIDE_HANDLED`` is turned so its handle points within
+    ``HANDLE_SPREAD`` of the camera's ``right`` or left, where its outline shows it. One draw either way."""
+    u = float(rng.uniform(0, 2 * math.pi))
+    if kind not in SIDE_HANDLED:
+        return u
+    side = math.atan2(right[1], right[0]) + (0.0 if u < math.pi else math.pi)
+    return side + HANDLE_SPREAD * ((u % math.pi) / math.pi * 2 - 1)
+
+
 def view_axes(cam: Camera) -> tuple[np.ndarray, np.ndarray]:
     """Unit floor vectors of the camera's right and of its viewing direction (away from the camera)."""
     pose = cam.pose()

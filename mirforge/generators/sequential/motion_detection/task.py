@@ -336,7 +336,7 @@ class MotionDetection(Filming, Task):
                 if i == mover and kind_ in VEHICLES and len(legs) == 1:
                     yaw = math.atan2(first[1], first[0]) + math.pi / 2
                 else:
-                    yaw = float(rng.uniform(0, 2 * math.pi))
+                    yaw = clips3d.turned(rng, kind_, right)
                 ghost = Prop(name, kind_, variant, height, waypoints, yaw)  # as if it moved along its corridor
                 prop = ghost if i == mover else Prop(name, kind_, variant, height, waypoints[:1], yaw)
                 if layout.sees(ghost) and layout.add(prop):

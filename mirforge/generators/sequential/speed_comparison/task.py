@@ -306,7 +306,7 @@ class SpeedComparison(Filming, Task):
                     else:
                         heading = float(rng.uniform(0, 2 * math.pi))
                     b = a + np.array([math.cos(heading), math.sin(heading)]) * travel
-                    yaw = heading + math.pi / 2 if kind in VEHICLES else float(rng.uniform(0, 2 * math.pi))
+                    yaw = heading + math.pi / 2 if kind in VEHICLES else clips3d.turned(rng, kind, right)
                     path = ((0.0, float(a[0]), float(a[1])), (last / fps, float(b[0]), float(b[1])))
                     prop = Prop(name, kind, variant, height, path, yaw)
                     if layout.add(prop):
