@@ -145,7 +145,7 @@ def test_objects_keep_their_real_order_of_size(task):
         real = [max(model(k, v).extents) for k, v in zip(scene.kinds, scene.variants, strict=True)]
         for a in range(len(real)):
             for b in range(len(real)):
-                if real[a] > 1.25 * real[b]:  # beyond the +-10% jitter
+                if real[a] > 1.4 * real[b]:  # beyond what the +-10% jitter can undo ((1.1 / 0.9) ** (1 / 0.6))
                     assert scene.sizes[a] > scene.sizes[b], (scene.kinds[a], scene.kinds[b])
         for k, v in zip(scene.kinds, scene.variants, strict=True):
             assert k not in SHOWN_STYLES or model(k, v).style in SHOWN_STYLES[k]
@@ -161,3 +161,24 @@ def test_recorded_knobs_say_what_was_drawn():
         qtype = "lightest" if "lightest" in rec["question"] else "heaviest"
         seen[qtype].add(rec["difficulty"]["knobs"]["two_object_pans"])
     assert seen["lightest"] == {False} and True in seen["heaviest"], seen
+
+
+def test_an_object_has_one_size_in_every_picture(task):
+    """An object that shares a pan somewhere is drawn at that smaller size in its other pictures too, and a glass of
+    juice is never weighed beside a can (both a coloured cylinder with a pale rim)."""
+    from mirforge.generators.analytical.weight_comparison.task import _scale_objects
+
+    checked = 0
+    for i in range(2, 60, 3):  # level 3: two-object pans in heaviest questions
+        scene, _ = ask_only(task, i, seed=4)
+        shared = {o for comp in scene.comparisons for pan in comp if len(pan) == 2 for o in pan}
+        if not shared:
+            continue
+        heights: dict[str, set[float]] = {}
+        for comp in scene.comparisons:
+            objs, roles = _scale_objects(scene, comp, _tilt_of(scene, comp), (0, 0, 0), (0, 0, 0))
+            for name, k in roles["objects"]:
+                heights.setdefault(name, set()).add(round(objs[k].size[2], 6))
+        assert all(len(h) == 1 for h in heights.values()), heights
+        checked += 1
+    assert checked >= 3

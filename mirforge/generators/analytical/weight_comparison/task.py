@@ -39,9 +39,10 @@ PAN_RADIUS = 0.45
 LEVEL_PX = 8.0  # pan height difference below this: balanced (a turned camera puts one pan a few pixels lower)
 TILT_PX = 24.0  # above this: tilted (a 9 degree tilt drops a pan ~40 px); in between the picture is ambiguous
 VARIANT_POOL = 3  # variants drawn per kind (each new variant costs a mesh build)
-# styles a kind is drawn in, where some of its styles do not read as their name on a pan: an empty clear tumbler
-# renders as an opaque white cup, a glass of juice reads as a glass
+# styles a kind is drawn in, where some of its styles do not read as their name on a pan (an empty clear tumbler
+# renders as an opaque white cup), and what the text calls it: juice in a glass, which shows as a coloured cylinder
 SHOWN_STYLES = {"glass": ("glass of juice",)}
+NAMES = {"glass": "glass of juice"}
 # an object's largest dimension on the scale: real sizes pressed together (a power below 1), so an apple stays
 # smaller than a kettle and a wine bottle taller than a mug, yet the smallest stays large enough to see and the
 # largest fits its pan. Weights are drawn apart from the kinds, so sizes still say nothing about weights.
@@ -53,7 +54,12 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "household": ("alarm clock", "candle", "vase", "laptop", "shoe box", "flower pot", "table lamp", "bucket"),
 }
 # kinds that look alike on a pan (a green soda bottle and a green wine bottle): never two of one group in an instance
-LOOKALIKES: tuple[frozenset[str], ...] = (frozenset({"bottle", "wine bottle"}),)
+# a glass of juice and a can are both a coloured cylinder with a pale rim, a slim black can and a thermos one dark tube
+LOOKALIKES: tuple[frozenset[str], ...] = (
+    frozenset({"bottle", "wine bottle"}),
+    frozenset({"glass", "can"}),
+    frozenset({"can", "thermos"}),
+)
 # scale looks: (beam and post, pans, backdrop)
 STYLES = (
     ((120, 110, 100), (200, 170, 90), (235, 238, 242)),  # pewter and brass
@@ -186,7 +192,7 @@ class WeightComparison(Task):
         )
         scene = Scene(
             family=family,
-            names=tuple(model(kinds[old], vars_[old]).noun for old in order),
+            names=tuple(NAMES.get(kinds[old], model(kinds[old], vars_[old]).noun) for old in order),
             kinds=tuple(kinds[old] for old in order),
             variants=tuple(vars_[old] for old in order),
             sizes=tuple(sizes[old] for old in order),
@@ -508,6 +514,17 @@ def _chains(qtype: str, relations: list, answer: int, wrong: list[int], names: l
 
 
 # -- geometry -------------------------------------------------------------------------------------------------
+def _height(scene: Scene, i: int) -> float:
+    """Object ``i``'s height on the scale, the same in every picture: from its size, below the yoke over the pan,
+    and, if it ever shares a pan, with its footprint within its half of the pan (a teapot drawn at half its height
+    beside an apple read as another teapot)."""
+    ext = model(scene.kinds[i], scene.variants[i]).extents
+    scale = min(scene.sizes[i] / max(ext), 0.6 / ext[2])
+    if any(i in pan and len(pan) == 2 for comp in scene.comparisons for pan in comp):
+        scale = min(scale, 0.34 / max(ext[0], ext[1]))
+    return scale * ext[2]
+
+
 def _scale_objects(
     scene: Scene, comp: Comparison, tilt: int, structure: tuple[int, int, int], pan_color: tuple[int, int, int]
 ) -> tuple[list[Object3D], dict[str, Any]]:
@@ -536,11 +553,7 @@ def _scale_objects(
         )
         offsets = [0.0] if len(load) == 1 else [-0.19, 0.19]
         for i, dx in zip(load, offsets, strict=True):
-            ext = model(scene.kinds[i], scene.variants[i]).extents
-            scale = min(scene.sizes[i] / max(ext), 0.6 / ext[2])  # below the yoke over the pan
-            if len(load) == 2:  # two side by side: each footprint within its half of the pan
-                scale = min(scale, 0.34 / max(ext[0], ext[1]))
-            height = scale * ext[2]
+            height = _height(scene, i)
             roles["objects"].append((scene.names[i], len(objs)))
             objs.append(
                 place_object(
