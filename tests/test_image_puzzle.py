@@ -270,8 +270,17 @@ def test_describe_counts_things_of_one_name():
         pic.img[20:30, x : x + 15] = (230, 140, 40)
         pic.note("a fish", (x, 20, x + 15, 30))
     assert describe(pic, (0, 0, 70, 60)) == ["two fish"]
-    assert describe(pic, (0, 0, 88, 60)) == ["three fish, one of them in part"]
+    assert describe(pic, (0, 0, 88, 60)) == ["three fish (one of them in part)"]
     assert describe(pic, (0, 0, 30, 60)) == ["a fish"]
+    # a window of the drawing: a fish cut by the window's edge is shown in part, though all its window pixels count
+    assert describe(pic.window(0, 0, 50), (0, 0, 50, 50)) == ["two fish (one of them in part)"]
+    # many small fish, each under 0.5% of the region, together well over it
+    school = Picture(np.zeros((200, 200, 3), np.uint8))
+    for k in range(8):  # 0.4% of the picture each
+        x, y = 4 + 24 * k, 20 + 30 * (k % 3)
+        school.img[y : y + 10, x : x + 16] = (230, 140, 40)
+        school.note("a fish", (x, y, x + 16, y + 10))
+    assert describe(school, (0, 0, 200, 200)) == ["eight fish"]
 
 
 def test_motifs_repeat_across_the_picture():

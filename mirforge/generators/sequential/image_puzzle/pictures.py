@@ -39,6 +39,7 @@ class Picture:
     img: np.ndarray
     names: list[str] = field(default_factory=list)
     labels: np.ndarray = field(default=None)  # type: ignore[assignment]
+    outside: np.ndarray | None = None  # pixels each element has beyond this picture, if it is a window of a drawing
     _seen: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -74,10 +75,18 @@ class Picture:
         """How many pixels each element shows, on the grid ``COUNT_STEP`` (read once the drawing is done)."""
         return _count(self.labels[::COUNT_STEP, ::COUNT_STEP], len(self.names))
 
+    @cached_property
+    def pixels(self) -> np.ndarray:
+        """How many pixels each element has in the whole drawing, every one counted: whether a region shows all of
+        an element (the grid of ``counts``, off by a few pixels, would call a fish with its tail cut whole)."""
+        here = _count(self.labels, len(self.names))
+        return here if self.outside is None else here + self.outside
+
     def window(self, dy: int, dx: int, size: int) -> Picture:
         """The ``size`` x ``size`` part of the picture from row ``dy`` and column ``dx``, with its labels."""
         at = (slice(dy, dy + size), slice(dx, dx + size))
-        return Picture(self.img[at].copy(), list(self.names), self.labels[at].copy())
+        labels = self.labels[at].copy()
+        return Picture(self.img[at].copy(), list(self.names), labels, self.pixels - _count(labels, len(self.names)))
 
 
 def _rgb(rng: np.random.Generator, base: tuple[int, int, int], spread: int = 14) -> tuple[int, int, int]:
@@ -577,25 +586,27 @@ def stylise(img: np.ndarray, style: str, rng: np.random.Generator) -> np.ndarray
 
 def describe(pic: Picture, box: tuple[float, float, float, float]) -> list[str]:
     """What a region of the picture shows: the elements whose pixels fall in ``box``, whole ones plainly and cut
-    ones as "part of ...", largest share first, each name once. An element counts when at least 15% of it or 8% of
-    the region is there, and never below 0.5% of the region (a sliver at the edge is not something a person sees)."""
+    ones as "part of ...", largest share first, each name once with how many show ("three fish"). An element counts
+    when at least 15% of it or 8% of the region is there and it covers 0.2% of the region (a sliver at the edge is
+    not something a person sees); a name counts when its elements together cover 0.5% (eight small fish do)."""
     x0, y0, x1, y1 = (int(round(v)) for v in box)
     region = pic.labels[y0:y1:COUNT_STEP, x0:x1:COUNT_STEP]
     inside, total, area = _count(region, len(pic.names)), pic.counts, region.size
+    exact = _count(pic.labels[y0:y1, x0:x1], len(pic.names))
     cover: dict[str, float] = {}
     whole: dict[str, list[bool]] = {}  # per element of that name that counts
     for k, name in enumerate(pic.names):
-        if inside[k] < 0.005 * area or (inside[k] < 0.15 * total[k] and inside[k] < 0.08 * area):
+        if inside[k] < 0.002 * area or (inside[k] < 0.15 * total[k] and inside[k] < 0.08 * area):
             continue
         cover[name] = cover.get(name, 0.0) + inside[k] / area
-        whole.setdefault(name, []).append(bool(inside[k] > 0.9 * total[k]))
-    ranked = sorted(cover, key=lambda name: -cover[name])
+        whole.setdefault(name, []).append(bool(exact[k] >= 0.98 * pic.pixels[k]))
+    ranked = sorted((name for name in cover if cover[name] >= 0.005), key=lambda name: -cover[name])
     return [_counted(name, whole[name]) for name in ranked]
 
 
 def _counted(name: str, whole: list[bool]) -> str:
-    """``name`` for as many elements as ``whole`` has: "a fish", "part of a fish", "two fish", "three clouds,
-    one of them in part". A name without an article (the sky, bubbles) is one thing however many notes it has."""
+    """``name`` for as many elements as ``whole`` has: "a fish", "part of a fish", "two fish", "three clouds (one
+    of them in part)". A name without an article (the sky, bubbles) is one thing however many notes it has."""
     article, _, noun = name.partition(" ")
     if len(whole) == 1 or article not in ("a", "an"):
         return name if any(whole) else _part(name)
@@ -603,7 +614,7 @@ def _counted(name: str, whole: list[bool]) -> str:
     head = f"{NUMBERS.get(n, str(n))} {_plural(noun)}"
     if cut == 0:
         return head
-    return f"{head}, {'all' if cut == n else NUMBERS.get(cut, str(cut))} of them in part"
+    return f"{head} ({'all' if cut == n else NUMBERS.get(cut, str(cut))} of them in part)"
 
 
 NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
