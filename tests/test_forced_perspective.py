@@ -310,3 +310,12 @@ def test_the_conclusion_states_the_product_of_the_factors_it_shows(task):
         assert sig(math.prod(float(f) for f in factors.group(1).split(" x "))) == factors.group(2), rec["conclusion"]
         quoted = re.search(r'nearest the option "([^"]+)"', rec["img2img"]).group(1)
         assert quoted in rec["options"].values(), quoted
+
+
+def test_the_question_never_says_two_objects_stand_side_by_side():
+    """'the stool next to the potted plant' says the two stand equally far away, and under that reading the
+    raw-pixel distractor is right: the question says only that a photo shows both."""
+    task = make_task("forced_perspective")
+    for index in range(40):
+        _, question = ask_only(task, index, seed=9)
+        assert not re.search(r"\b(next to|beside|alongside)\b", question.text), question.text

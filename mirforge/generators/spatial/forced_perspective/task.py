@@ -773,10 +773,11 @@ def _question_text(scene: Scene, rng: np.random.Generator) -> str:
     parts = []
     for i in range(len(scene.shots)):
         a, b = chain[i], chain[i + 1]
+        # "and", "in one photo": never "next to" or "beside", which would say the two stand equally far away
         if i == 0:
-            verb = ("shows the {a} and the {b}", "is a photo of the {a} next to the {b}")[int(rng.integers(2))]
+            verb = ("shows the {a} and the {b}", "is a photo of the {a} and the {b}")[int(rng.integers(2))]
         else:
-            verb = ("shows the same {a} with the {b}", "is a photo of that {a} beside the {b}")[int(rng.integers(2))]
+            verb = ("shows the same {a} and the {b}", "is a photo of that {a} and the {b}")[int(rng.integers(2))]
         parts.append("<image> " + verb.format(a=a, b=b) + ".")
     assume = (
         "Every object has the same real size in every photo it appears in. Each photo was taken with the camera "
