@@ -172,8 +172,9 @@ class View3D(Task):
         slots = " ".join(["<image>"] * k)
         text = (
             f"<image> is the front view and <image> the side view (seen from the right) of some objects "
-            f"standing on a {scene.grid} x {scene.grid} grid. Which of these {k} top views, {slots}, shows the same "
-            f"objects from above?"
+            f"standing on a {scene.grid} x {scene.grid} grid. All views are drawn to the same scale and line up with "
+            f"the grid: a column of the front view is a column of the top view, a column of the side view a row of "
+            f"it. Which of these {k} top views, {slots}, shows the same objects from above?"
         )
         options = [f"The top view in Image {3 + i}" for i in range(k)]
         return Question(text=text, options=options, answer=slot, facts={"layouts": layouts, "grid": scene.grid})
