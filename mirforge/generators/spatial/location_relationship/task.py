@@ -336,6 +336,7 @@ class LocationRelationship(Task):
                 }
             )
         ref_boxes = [{"image": v + 1, "box": m[r]["box"]} for v, m in enumerate(seen) if r in m]
+        shown = {i for i, n in enumerate(labels) if all(n in m for m in seen)}  # measured in every view
         out: dict[str, Any] = {
             "kind": f["kind"],
             "twin": f["twin"],
@@ -348,7 +349,7 @@ class LocationRelationship(Task):
             "premise": premise,
             "premise_images": [p["image"] + 1 for p in f["premise"]],
             "referent_boxes": ref_boxes,
-            "anchor": _anchor(scene.objects, scene.twins, labels.index(r)),
+            "anchor": _anchor(scene.objects, scene.twins, labels.index(r), shown),
         }
 
         def relation(v: int) -> dict[str, Any]:
@@ -613,12 +614,13 @@ def _labels(scene: Scene) -> list[str]:
     return [f"{n} {i + 1}" if i < scene.twins else n for i, n in enumerate(names)]
 
 
-def _anchor(objects: tuple[Object3D, ...], twins: int, r: int) -> str | None:
+def _anchor(objects: tuple[Object3D, ...], twins: int, r: int, shown: set[int]) -> str | None:
     """The object the twin meant stands clearly closer to than every other twin does (on the floor, centre to
-    centre): the neighbour a person follows it by from view to view. None when no object tells them apart."""
+    centre): the neighbour a person follows it by from view to view, so one that every view shows (``shown``:
+    indices of the objects measured in every view). None when no object tells them apart."""
     at = np.array([o.position for o in objects])
     best, name = ANCHOR_RATIO, None
-    for o in range(twins, len(objects)):
+    for o in sorted(shown - set(range(twins))):
         own = np.linalg.norm(at[r] - at[o])
         others = min(np.linalg.norm(at[t] - at[o]) for t in range(twins) if t != r)
         if own <= best * others:
