@@ -139,6 +139,7 @@ def table(rng: np.random.Generator, style: str, h: float) -> Parts:
         "chest of drawers": ((0.7, 1.0), ["walnut wood", "white wood", "oak wood", "black wood"]),
     },
     fixed={"knobs": "brass metal"},
+    named_by_style=True,  # a chest of drawers is not what "cabinet" brings to mind
 )
 def cabinet(rng: np.random.Generator, style: str, h: float) -> Parts:
     w = h * rng.uniform(0.7, 0.95)

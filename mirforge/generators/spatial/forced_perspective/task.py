@@ -624,7 +624,7 @@ def items(kinds: tuple[str, ...]) -> tuple[Item, ...]:
             style = model(kind, v).style
             if (kind, style) not in LEFT_OUT:
                 low, high = styles[style]
-                name = NAMES.get((kind, style), NAMES.get((kind, None), kind))
+                name = NAMES.get((kind, style), NAMES.get((kind, None), model(kind, v).noun))
                 out.append(Item(kind, v, float(low), float(high), name))
     return tuple(out)
 
