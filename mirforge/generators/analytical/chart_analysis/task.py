@@ -284,6 +284,8 @@ class ChartAnalysis(Task):
                     "encoding": _encoding_text(kind, scene, pidx),
                 }
             )
+        # whether each period's value is printed on its chart: a value read against the gridlines is "about" it
+        printed = [_labelled(scene, scene.blocks[where[p]][0]) for p in range(len(scene.periods))]
         cells = []
         for c, p in _referenced_cells(scene):
             name = f"{scene.categories[c]} {scene.periods[p]}"
@@ -294,6 +296,7 @@ class ChartAnalysis(Task):
                     "image": where[p] + 1,
                     "value": round(table[c][p]),
                     "share": said.get((c, p)),  # a pie's printed share of its printed total, else None
+                    "printed": printed[p],
                     "box": boxes[(where[p], name)],
                 }
             )
@@ -309,6 +312,7 @@ class ChartAnalysis(Task):
             "cells": cells,
             "qtype": scene.qtype,
             "labels": all(_labelled(scene, kind) for kind, _ in scene.blocks),
+            "printed": printed,
             "printing": _printing(scene),
             "gap": scene.gap,
         }
