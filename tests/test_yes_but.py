@@ -345,3 +345,22 @@ def test_a_six_week_month_stays_on_the_calendar_sheet():
         assert len(days) == 31
         assert all(sheet[1] <= b[1] and b[3] <= sheet[3] for b in days), (first, sheet, max(b[3] for b in days))
         assert drawn.reading["value"] == day_of_year(0, 20)
+
+
+def test_a_clock_reading_past_noon_gives_its_24_hour_time_too():
+    """The timetable prints 13:20; the dial shows 2:00: the steps say "2:00 (14:00)", not a bare 2:00 that silently
+    switches from a 24-hour to a 12-hour clock."""
+    from mirforge.generators.analytical.yes_but.families import _on_clock
+
+    assert _on_clock(14 * 60) == "2:00 (14:00)"
+    assert _on_clock(9 * 60 + 5) == "9:05"
+    assert _on_clock(12 * 60 + 10) == "12:10"
+    task = make_task("yes_but", family="timetable")
+    afternoon = 0
+    for index in range(12):
+        facts, n = step_facts(task, index, seed=5)
+        steps = render_steps(task, facts, n, np.random.default_rng(0))
+        if re.search(r"gives (1[3-9]|2[0-3]):\d\d\b", steps.img2img):  # an afternoon departure
+            afternoon += 1
+            assert re.search(r"shows \d+:\d\d \((1[3-9]|2[0-3]):\d\d\)", steps.img2img), steps.img2img
+    assert afternoon

@@ -543,7 +543,7 @@ class Timetable(Family):
         )
 
     def actual_text(self, value, pair):
-        return _twelve(value)
+        return _on_clock(value + 720 * round((pair.promise - value) / 720))  # the dial's time on the timetable's day
 
     def value_text(self, value, pair):
         return clock_time(value)
@@ -553,7 +553,7 @@ class Timetable(Family):
         return f"the timetable at the {pair.look['kind']} stop, giving the next departure at {when}"
 
     def but_says(self, pair, reading):
-        return f"the {pair.look['kind']} arriving under a clock that shows {_twelve(reading['value'])}"
+        return f"the {pair.look['kind']} arriving under a clock that shows {self.actual_text(reading['value'], pair)}"
 
     def yes(self, size, style, pair, title):
         lk = pair.look
@@ -627,6 +627,13 @@ def _twelve(minutes: int) -> str:
     t = minutes % 720
     h = t // 60
     return f"{12 if h == 0 else h}:{t % 60:02d}"
+
+
+def _on_clock(minutes: int) -> str:
+    """A time as the dial shows it, with the timetable's 24-hour reading beside it where the two differ
+    ("2:00 (14:00)"), so a step that reads 2:00 after a 13:20 departure does not switch clocks unsaid."""
+    twelve, full = _twelve(minutes), clock_time(minutes)
+    return twelve if full in (twelve, "0" + twelve) else f"{twelve} ({full})"
 
 
 def _hand(cv: Canvas, cx: float, cy: float, angle: float, length: float, width: float, color: RGB, mid: int) -> None:
