@@ -543,7 +543,8 @@ class Timetable(Family):
         )
 
     def actual_text(self, value, pair):
-        return _on_clock(value + 720 * round((pair.promise - value) / 720))  # the dial's time on the timetable's day
+        # the dial's 12-hour reading on the timetable's day
+        return _on_clock((value + 720 * round((pair.promise - value) / 720)) % 1440)
 
     def value_text(self, value, pair):
         return clock_time(value)
