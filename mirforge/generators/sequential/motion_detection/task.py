@@ -7,7 +7,9 @@ Families (config ``families``):
 - ``tabletop`` and ``floor``: everyday objects of the catalogue on a tiled tabletop or a tiled floor, filmed in
   perspective (rendered through ``render.gl``); directions are the camera's (to the left, away from the camera,
   ...). At level 3 the camera pans during the clip, so the still objects shift in the picture too and motion has
-  to be judged against the tiles.
+  to be judged against the tiles (the flat floor slides likewise). Order questions are never panned: a steady pan
+  would order the frames by any still object. In a panned which-statement question the wrong direction is the one
+  the still objects slide in, what a reader who judges motion against the frame would pick.
 
 One object slides while the others stay still. The scene is filmed to an mp4 and the question's frames are pulled
 back out of the file. Questions:
@@ -257,7 +259,7 @@ class MotionDetection(Filming, Task):
         shapes = [canvas2d.SHAPES_2D[int(i)] for i in rng.integers(len(canvas2d.SHAPES_2D), size=n)]
         radii = [float(rng.uniform(11, 15)) for _ in range(n)]
         pan = (0.0, 0.0)
-        if self.config.pan_per_level[self.levels.index(level)]:
+        if _pans_for(self.config.pan_per_level[self.levels.index(level)], kind):
             angle = float(rng.uniform(0, 2 * math.pi))
             speed = float(rng.uniform(*PAN_SPEED)) * tile
             pan = (speed * math.cos(angle), speed * math.sin(angle))
@@ -303,7 +305,7 @@ class MotionDetection(Filming, Task):
         shared = level != self.levels[0] and rng.random() < self.config.shared_kind_share
         picks = clips3d.pick_props(rng, setting, n, clips3d.floor_colors(look), shared_kind=shared)
         shot = clips3d.shoot_from(
-            rng, setting, pan=self.config.pan_per_level[self.levels.index(level)], pan_speed=PAN_SPEED
+            rng, setting, pan=_pans_for(self.config.pan_per_level[self.levels.index(level)], kind), pan_speed=PAN_SPEED
         )
         stage = Stage(setting, look, shot)
         right, away = clips3d.view_axes(shot.camera(0.0))
@@ -681,6 +683,12 @@ class MotionDetection(Filming, Task):
 def _pans(scene: Scene) -> bool:
     """Whether the view moves during the clip (the flat floor slides, or the 3D camera travels)."""
     return scene.pan != (0.0, 0.0) or bool(scene.stage and scene.stage.shot.moving)
+
+
+def _pans_for(level_pans: bool, kind: str) -> bool:
+    """Whether the view pans for a question of ``kind`` at a level that pans: never for an order question, where a
+    steady pan would order the frames by any still object (everything slides one way as time goes on)."""
+    return level_pans and kind != "order"
 
 
 def _still_drift(scene: Scene) -> str | None:
