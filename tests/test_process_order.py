@@ -374,3 +374,26 @@ def test_the_readings_a_step_orders_by_read_apart(task):
                 assert len(set(amounts)) == len(amounts), (name, amounts)
     assert "square root" not in FAMILIES["ice"].cue and "area" in FAMILIES["ice"].cue
     assert FAMILIES["ice"].amount(92.2, None).endswith("px²")
+
+
+def test_house_openings_are_cut_only_into_built_wall():
+    """A window or the door is cut into wall already laid: beside an opening, at its top, there is wall, never sky
+    (a window stood above the half-laid top course, into the sky)."""
+    import cv2
+
+    from mirforge.generators.sequential.process_order.families import HOLE
+
+    fam = FAMILIES["house"]
+    checked = 0
+    for seed in range(6):
+        look = fam.look(np.random.default_rng(seed))
+        base = fam.backdrop(look)
+        for k in range(1, 40):
+            t = k / 100 * 1.2  # walls going up, top courses half laid
+            img = fam.draw(base, look, t)
+            n, _, stats, _ = cv2.connectedComponentsWithStats(np.all(img == HOLE, axis=2).astype(np.uint8))
+            for x, y, w, _h, _area in stats[1:n]:
+                for side in (x - 3, x + w + 2):
+                    assert np.any(img[y + 3, side] != base[y + 3, side]), (seed, t, x, y, side)
+                    checked += 1
+    assert checked > 100

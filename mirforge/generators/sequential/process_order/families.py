@@ -1050,18 +1050,24 @@ class House(Family):
                 off = 0 if k % 2 else 13
                 for x in np.arange(x0 + off, right, 26):
                     paint.line(img, (x, y), (x, y + self.COURSE), mortar, 1)
-            # window and door openings, glazed and painted at the end
+
+            def built(xa: float, xb: float) -> float:
+                """The wall's height over columns ``xa``..``xb`` and a few beyond (an opening has wall beside it): the
+                top course is laid only up to its end."""
+                return (full + (1 if part > 0 and xb + 4 <= x0 + part * w else 0)) * self.COURSE
+
+            # window and door openings, glazed and painted at the end, cut only into wall already built
             for dx, sill in look.windows:
                 wy0, wy1 = g - sill - 44, g - sill
-                if hw > sill + 4:
-                    ytop = max(wy0, g - hw)
+                if built(cx + dx - 20, cx + dx + 20) > sill + 4:
+                    ytop = max(wy0, g - built(cx + dx - 20, cx + dx + 20))
                     glazed = t >= 0.85
                     paint.rounded_rect(img, (cx + dx - 20, ytop, cx + dx + 20, wy1), 1, GLASS if glazed else HOLE)
                     if glazed:  # a dark frame and glass that reflects the sky, both plainly unlike the sky itself
                         paint.rounded_rect(img, (cx + dx - 20, wy0, cx + dx + 20, wy1), 1, FRAME)
                         paint.rounded_rect(img, (cx + dx - 16, wy0 + 4, cx + dx + 16, wy1 - 4), 1, GLASS)
                         paint.line(img, (cx + dx, wy0 + 4), (cx + dx, wy1 - 4), FRAME, 2)
-            dtop = max(g - 74, g - hw)
+            dtop = max(g - 74, g - built(cx + look.door_x - 18, cx + look.door_x + 18))
             paint.rounded_rect(
                 img,
                 (cx + look.door_x - 18, dtop, cx + look.door_x + 18, g),
