@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "a8137a73b2ecc64361448dc3c6aead48662e8c70b0f3673dec6607279d9fc6d0",
-    ("all", 20, 3): "19d97ee4ddbfe9b8bdd6fc735c7775744a3ca984730dfc63d4faf67deb10212f",
+    ("all", 3, 3): "d98d9d5ee35fa4545f826009b91b515c955a9fc36d36a500b9d4d86b9e89f6c0",
+    ("all", 20, 3): "44567aa600f56189cfc06957b1db9cb3c6df7f484f93ee9c515c08b89d2b6495",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 
