@@ -177,3 +177,16 @@ def test_windmill_sails_are_outlined_against_a_pale_sky():
     top = int(np.nonzero(cv.mask == 1)[0].min())
     rows = cv.img[top : top + 6].astype(int)
     assert np.abs(rows - np.array([236, 236, 240])).sum(axis=-1).max() > 150
+
+
+def test_a_windmill_s_height_is_said_to_run_to_its_sail_tip():
+    """A windmill's top is the tip of its highest sail, not its cap: the question says so where a windmill is in the
+    chain, and only there."""
+    task = make_task("scale_blur")
+    seen = set()
+    for index in range(60):
+        scene, question = ask_only(task, index, seed=13)
+        has = any("windmill" in n for n in scene.names)
+        assert ("tip of its highest sail" in question.text) == has
+        seen.add(has)
+    assert seen == {True, False}

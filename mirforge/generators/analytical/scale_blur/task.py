@@ -204,6 +204,12 @@ class ScaleBlur(Task):
         text = (
             intro + f"One of them shows the {names[0]} beside a {device}, and the others each show two of the objects "
             "side by side, standing on the same ground. "
+            # a windmill's top is a turning sail's tip, not its cap: say which
+            + (
+                "A windmill's height is measured to the tip of its highest sail. "
+                if any("windmill" in n for n in names)
+                else ""
+            )
             + [f"About how tall is the {names[-1]} in reality?", f"What is the real height of the {names[-1]}?"][
                 int(rng.integers(2))
             ]
