@@ -257,7 +257,8 @@ def test_describe_names_what_the_pixels_show():
     pic.note("a house", (80, 60, 140, 120))
     pic.img[95:, :] = (110, 160, 220)  # a river along the bottom edge: its box is the whole picture
     pic.note("a river", (0, 0, 100, 100))
-    assert describe(pic, (0, 0, 100, 100)) == ["the sky", "a tree", "a house", "a river"]
+    # the house and the river run on past the picture's edge; the sky, a background, fills it
+    assert describe(pic, (0, 0, 100, 100)) == ["the sky", "a tree", "part of a house", "part of a river"]
     assert describe(pic, (0, 0, 50, 50)) == ["part of the sky", "a tree"]
     assert describe(pic, (50, 45, 100, 90)) == ["part of a house"]
     assert describe(pic, (0, 50, 60, 90)) == []

@@ -39,7 +39,7 @@ class Picture:
     img: np.ndarray
     names: list[str] = field(default_factory=list)
     labels: np.ndarray = field(default=None)  # type: ignore[assignment]
-    outside: np.ndarray | None = None  # pixels each element has beyond this picture, if it is a window of a drawing
+    grounds: set[int] = field(default_factory=set)  # the background elements (sky, water): they fill to the edge
     _seen: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -68,6 +68,8 @@ class Picture:
             drawn |= self.labels[at] < 0
         np.copyto(self.labels[at], len(self.names), where=drawn)
         self._seen[at] = self.img[at]
+        if background:
+            self.grounds.add(len(self.names))
         self.names.append(name)
 
     @cached_property
@@ -75,18 +77,10 @@ class Picture:
         """How many pixels each element shows, on the grid ``COUNT_STEP`` (read once the drawing is done)."""
         return _count(self.labels[::COUNT_STEP, ::COUNT_STEP], len(self.names))
 
-    @cached_property
-    def pixels(self) -> np.ndarray:
-        """How many pixels each element has in the whole drawing, every one counted: whether a region shows all of
-        an element (the grid of ``counts``, off by a few pixels, would call a fish with its tail cut whole)."""
-        here = _count(self.labels, len(self.names))
-        return here if self.outside is None else here + self.outside
-
     def window(self, dy: int, dx: int, size: int) -> Picture:
         """The ``size`` x ``size`` part of the picture from row ``dy`` and column ``dx``, with its labels."""
         at = (slice(dy, dy + size), slice(dx, dx + size))
-        labels = self.labels[at].copy()
-        return Picture(self.img[at].copy(), list(self.names), labels, self.pixels - _count(labels, len(self.names)))
+        return Picture(self.img[at].copy(), list(self.names), self.labels[at].copy(), set(self.grounds))
 
 
 def _rgb(rng: np.random.Generator, base: tuple[int, int, int], spread: int = 14) -> tuple[int, int, int]:
@@ -592,16 +586,37 @@ def describe(pic: Picture, box: tuple[float, float, float, float]) -> list[str]:
     x0, y0, x1, y1 = (int(round(v)) for v in box)
     region = pic.labels[y0:y1:COUNT_STEP, x0:x1:COUNT_STEP]
     inside, total, area = _count(region, len(pic.names)), pic.counts, region.size
-    exact = _count(pic.labels[y0:y1, x0:x1], len(pic.names))
+    cut = _cut(pic, (x0, y0, x1, y1))
     cover: dict[str, float] = {}
     whole: dict[str, list[bool]] = {}  # per element of that name that counts
     for k, name in enumerate(pic.names):
         if inside[k] < 0.002 * area or (inside[k] < 0.15 * total[k] and inside[k] < 0.08 * area):
             continue
         cover[name] = cover.get(name, 0.0) + inside[k] / area
-        whole.setdefault(name, []).append(bool(exact[k] >= 0.98 * pic.pixels[k]))
+        whole.setdefault(name, []).append(k not in cut)
     ranked = sorted((name for name in cover if cover[name] >= 0.005), key=lambda name: -cover[name])
     return [_counted(name, whole[name]) for name in ranked]
+
+
+def _cut(pic: Picture, box: tuple[int, int, int, int]) -> set[int]:
+    """The elements the region ``box`` shows only in part: those that go on just past one of its edges (the sampled
+    grid of ``counts``, off by a few pixels, called a fish with its tail cut whole). At the picture's own edge, those
+    that reach it are cut off, but a background (the sky, the water) fills the picture and is shown whole."""
+    x0, y0, x1, y1 = box
+    labels = pic.labels
+    h, w = labels.shape
+    lines = [
+        labels[y0 - 1, x0:x1] if y0 > 0 else labels[0, x0:x1],
+        labels[y1, x0:x1] if y1 < h else labels[h - 1, x0:x1],
+        labels[y0:y1, x0 - 1] if x0 > 0 else labels[y0:y1, 0],
+        labels[y0:y1, x1] if x1 < w else labels[y0:y1, w - 1],
+    ]
+    outer = [y0 <= 0, y1 >= h, x0 <= 0, x1 >= w]
+    cut: set[int] = set()
+    for line, at_edge in zip(lines, outer, strict=True):
+        found = set(np.unique(line).tolist())
+        cut |= found - pic.grounds if at_edge else found
+    return cut
 
 
 def _counted(name: str, whole: list[bool]) -> str:
