@@ -9,7 +9,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from mirforge.errors import InputError
+from mirforge.errors import InputError, Reject
 from mirforge.generators.sequential import clips3d
 from mirforge.generators.sequential.motion_detection.task import (
     FAMILIES,
@@ -220,3 +220,30 @@ def test_a_handled_object_shows_its_handle_to_the_camera():
         assert abs(along) >= np.cos(np.radians(50)) - 1e-9
         sides.add(along > 0)
     assert sides == {True, False}
+
+
+def test_two_objects_of_a_kind_are_named_by_how_they_look():
+    """Twins carry their colour, a wood by its shade ("dark wooden stool", not "walnut stool"); every name is the
+    catalogue's noun ("water bottle", never a bare "bottle" beside a wine bottle), and no two names are alike."""
+    from mirforge.render.objects.catalogue import model
+
+    nouns = set()
+    woods = 0
+    for family in ("tabletop", "floor"):
+        setting = clips3d.SETTINGS[family]
+        for seed in range(40):
+            rng = np.random.default_rng(seed)
+            ground = clips3d.floor_colors(clips3d.draw_look(rng, setting))
+            try:
+                picks = clips3d.pick_props(rng, setting, 4, ground, shared_kind=True)
+            except Reject:  # no kind in two colours stands out on this floor
+                continue
+            names = [name for name, _, _ in picks]
+            assert len(set(names)) == len(names), names
+            for name, kind, variant in picks:
+                noun = model(kind, variant).noun
+                assert name == noun or name.endswith(" " + noun), (name, noun)
+                assert not any(w in name.split() for w in ("walnut", "pine", "oak")), name
+                woods += "wooden" in name
+                nouns.add(noun)
+    assert woods and nouns

@@ -274,7 +274,7 @@ def pick_props(
             raise Reject(f"no {kind} stands out from the floor")
         out.append((kind, pool[int(rng.integers(len(pool)))]))
     twice = {k for k in kinds if kinds.count(k) > 1}
-    named = [(f"{model(k, v).color_name} {k}" if k in twice else k, k, v) for k, v in out]
+    named = [(_called(k, v) if k in twice else model(k, v).noun, k, v) for k, v in out]
     return [named[int(i)] for i in rng.permutation(len(named))]  # the twins first would make them the first picked
 
 
@@ -295,6 +295,16 @@ def _twin(kind: str, pool: tuple[int, ...]) -> bool:
     """Whether two variants in ``pool`` differ enough in colour to be told apart by name."""
     colors = [model(kind, v).color for v in pool]
     return any(_contrast(a, b) >= SHARED_CONTRAST for i, a in enumerate(colors) for b in colors[i + 1 :])
+
+
+# a wood is named by how it looks, not by the tree ("the walnut stool" asks the reader to know the timber)
+WOOD_WORDS = {"walnut": "dark wooden", "pine": "light wooden", "oak": "wooden"}
+
+
+def _called(kind: str, variant: int) -> str:
+    """The name of one of two objects of a kind: its colour, then what it is ("red mug", "dark wooden stool")."""
+    m = model(kind, variant)
+    return f"{WOOD_WORDS.get(m.color_name, m.color_name)} {m.noun}"
 
 
 def _stands_out(kind: str, variant: int, ground: tuple[RGB, ...]) -> bool:
