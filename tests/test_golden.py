@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "5a26bf329bd418f4da3923cff3ed04e6a2a03dd3286882189ecbfeeea92e8f9e",
-    ("all", 20, 3): "8a398421fa23dbbaa636c6957dcfbfbc381ad3280ff6a9155a60bd8096ca893d",
+    ("all", 3, 3): "7d1c77ab7aa40c5d52abdd8199b4b44d3f615db9983bed3d1c153f6addaa10e5",
+    ("all", 20, 3): "b04e0c35dd0373792b108be9d224bd906cf6499bbbf0d4ca86282a64933f8bdc",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 
