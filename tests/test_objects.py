@@ -239,5 +239,10 @@ def test_an_object_is_called_by_its_kind_or_where_the_kind_fits_others_by_its_st
     assert {model("ball", v).noun for v in variants("ball")} == {"rubber ball", "beach ball"}
     assert {model("bottle", v).noun for v in variants("bottle")} == {"water bottle", "soda bottle"}
     assert {model("cabinet", v).noun for v in variants("cabinet")} == {"cupboard", "chest of drawers"}
-    by_style = ("ball", "bottle", "cabinet")
+    # and where the kind's word names only part of what is drawn, the kind says what the whole is called
+    assert {model("flower pot", v).noun for v in variants("flower pot")} == {"potted plant", "potted cactus"}
+    assert {model("vase", v).noun for v in variants("vase")} == {"vase", "vase of flowers"}
+    assert {model("globe", v).noun for v in variants("globe")} == {"desk globe"}
+    assert {model("glass", v).noun for v in variants("glass")} == {"glass", "glass of juice"}
+    by_style = ("ball", "bottle", "cabinet", "flower pot", "vase", "globe", "glass")
     assert all(model(k, v).noun == k for k in KINDS if k not in by_style for v in variants(k)[:2])

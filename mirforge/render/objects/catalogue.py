@@ -72,8 +72,11 @@ class ObjectModel:
     @property
     def noun(self) -> str:
         """What a person calls it: its kind, or its style where the kind's word also fits other kinds (a beach ball
-        beside a football is not "the ball")."""
-        return self.style if REGISTRY[self.kind].named_by_style else self.kind
+        beside a football is not "the ball"), or the kind's own word for it where the kind's names only part of it
+        ("potted plant")."""
+        spec = REGISTRY[self.kind]
+        fallback = self.style if spec.named_by_style else self.kind
+        return spec.nouns.get(self.style, spec.nouns.get("*", fallback))
 
     @cached_property
     def bounds(self) -> np.ndarray:

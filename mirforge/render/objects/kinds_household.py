@@ -108,6 +108,7 @@ def floor_lamp(rng: np.random.Generator, style: str, h: float) -> Parts:
         "bud vase": ((0.14, 0.22), ["cobalt glass", "bottle green glass", "amber glass", "pink ceramic"]),
     },
     fixed={"stem": "dark green fabric", "flower": "pink fabric"},
+    nouns={"with flowers": "vase of flowers"},  # the flowers are half its height
 )
 def vase(rng: np.random.Generator, style: str, h: float) -> Parts:
     if style == "amphora":
@@ -158,6 +159,7 @@ def vase(rng: np.random.Generator, style: str, h: float) -> Parts:
         "flowering": ((0.25, 0.45), ["terracotta ceramic", "white ceramic", "sky blue ceramic"]),
     },
     fixed={"soil": "soil wood", "plant": "leaf green fabric", "flower": "pink fabric", "stem": "dark green fabric"},
+    nouns={"*": "potted plant", "cactus": "potted cactus"},  # the pot alone is 40% of its height
 )
 def flower_pot(rng: np.random.Generator, style: str, h: float) -> Parts:
     pot_h = h * {"leafy plant": 0.4, "cactus": 0.38, "flowering": 0.42}[style]

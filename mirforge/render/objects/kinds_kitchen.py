@@ -222,6 +222,7 @@ def cup(rng: np.random.Generator, style: str, h: float) -> Parts:
         "tumbler": ((0.085, 0.11), ["clear glass", "sky blue glass", "bottle green glass"]),
         "highball": ((0.13, 0.16), ["clear glass", "sky blue glass"]),
     },
+    nouns={"glass of juice": "glass of juice"},  # the juice is what shows: the renderer draws no clear glass
 )
 def glass(rng: np.random.Generator, style: str, h: float) -> Parts:
     rt = h * (rng.uniform(0.24, 0.28) if style == "highball" else rng.uniform(0.36, 0.42))

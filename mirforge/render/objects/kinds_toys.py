@@ -345,6 +345,7 @@ def toy_truck(rng: np.random.Generator, style: str, h: float) -> Parts:
         )
     },
     fixed={"stand": "brass metal", "foot": "walnut wood"},
+    nouns={"*": "desk globe"},  # the sphere alone is 72% of its height
 )
 def globe(rng: np.random.Generator, style: str, h: float) -> Parts:
     r = h * 0.36

@@ -7,7 +7,7 @@ a material. Builders register themselves with :func:`kind`; :mod:`mirforge.rende
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -153,6 +153,9 @@ class Kind:
     source: str = PROCEDURAL_SOURCE
     licence: str = PROCEDURAL_LICENCE
     named_by_style: bool = False  # its styles are what people call it ("beach ball"): the kind's word fits others too
+    # what people call an object of a style ("*": of every other style) where the kind's word names only part of it
+    # ("potted plant", not "flower pot": the pot alone is 40% of its height)
+    nouns: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def height(self) -> tuple[float, float]:
@@ -177,9 +180,11 @@ def kind(
     styles: Mapping[str, tuple[tuple[float, float], list[str | Mapping[str, str]]]],
     fixed: Mapping[str, str] | None = None,
     named_by_style: bool = False,
+    nouns: Mapping[str, str] | None = None,
 ) -> Callable[[Builder], Builder]:
     """Register a builder: ``styles`` maps a style name to (height range in metres, finishes); ``named_by_style``
-    when an object of the kind is called by its style's name, not the kind's."""
+    when an object of the kind is called by its style's name, not the kind's; ``nouns`` what an object of a style
+    (``"*"``: any other) is called where the kind's word names only part of it."""
 
     def register(build: Builder) -> Builder:
         if name in REGISTRY:
@@ -190,6 +195,7 @@ def kind(
             styles=tuple(Style(s, tuple(h), tuple(finish(f) for f in fins)) for s, (h, fins) in styles.items()),
             fixed={role: paint(value) for role, value in (fixed or {}).items()},
             named_by_style=named_by_style,
+            nouns=dict(nouns or {}),
         )
         return build
 

@@ -39,10 +39,9 @@ PAN_RADIUS = 0.45
 LEVEL_PX = 8.0  # pan height difference below this: balanced (a turned camera puts one pan a few pixels lower)
 TILT_PX = 24.0  # above this: tilted (a 9 degree tilt drops a pan ~40 px); in between the picture is ambiguous
 VARIANT_POOL = 3  # variants drawn per kind (each new variant costs a mesh build)
-# styles a kind is drawn in, where some of its styles do not read as their name on a pan (an empty clear tumbler
-# renders as an opaque white cup), and what the text calls it: juice in a glass, which shows as a coloured cylinder
+# styles a kind is drawn in, where some of its styles do not read as their name on a pan: an empty clear tumbler
+# renders as an opaque white cup, a glass of juice as juice in a glass
 SHOWN_STYLES = {"glass": ("glass of juice",)}
-NAMES = {"glass": "glass of juice"}
 # an object's largest dimension on the scale: real sizes pressed together (a power below 1), so an apple stays
 # smaller than a kettle and a wine bottle taller than a mug, yet the smallest stays large enough to see and the
 # largest fits its pan. Weights are drawn apart from the kinds, so sizes still say nothing about weights.
@@ -192,7 +191,7 @@ class WeightComparison(Task):
         )
         scene = Scene(
             family=family,
-            names=tuple(NAMES.get(kinds[old], model(kinds[old], vars_[old]).noun) for old in order),
+            names=tuple(model(kinds[old], vars_[old]).noun for old in order),
             kinds=tuple(kinds[old] for old in order),
             variants=tuple(vars_[old] for old in order),
             sizes=tuple(sizes[old] for old in order),

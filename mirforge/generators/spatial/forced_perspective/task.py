@@ -23,8 +23,8 @@ options, chosen at random: the photos are built to show it, so that naive readin
 never on the key (the verifier checks it on the rendered pixels). The price: a reader who knows this rule and
 computes the naive ratio can drop one option (33% by guessing among the other three).
 
-An object is named by what is measured, the whole object from its base to its top (``NAMES``): "potted plant", not
-"flower pot", whose pot alone is 40% of the height.
+An object is named by what is measured, the whole object from its base to its top (the catalogue's ``noun``):
+"potted plant", not "flower pot", whose pot alone is 40% of the height.
 
 Every image is needed (``consistent``): with one photo hidden, its ratio is known only from the two objects' real
 ranges, and the chain's objects are chosen so that this range leaves at least two options open; the verifier
@@ -166,15 +166,6 @@ BACK_FACING = frozenset({"chair"})  # turned away from the camera, so the top of
 # styles whose lowest point is not under their front (a wheelie bin stands on wheels at its back) read worse; an
 # open box's flaps stand above its walls, so "the box's height" reads two ways
 LEFT_OUT = frozenset({("trash bin", "wheelie bin"), ("cardboard box", "open")})
-# what the text calls a kind (or one of its styles): the height measured is the whole object's, so the name must name
-# all of it; "the flower pot" of a potted plant reads as the pot alone (40% of the height), "the vase" of a vase of
-# flowers as the vase alone, "the globe" of a desk globe as the sphere without its stand
-NAMES: dict[tuple[str, str | None], str] = {
-    ("flower pot", None): "potted plant",
-    ("flower pot", "cactus"): "potted cactus",
-    ("vase", "with flowers"): "vase of flowers",
-    ("globe", None): "desk globe",
-}
 
 
 @dataclass
@@ -211,7 +202,7 @@ class Item:
     variant: int
     low: float
     high: float
-    name: str  # what the question and the steps call it (``NAMES``)
+    name: str  # what the question and the steps call it: the catalogue noun, naming all that is measured
 
     @property
     def spread(self) -> float:
@@ -624,8 +615,7 @@ def items(kinds: tuple[str, ...]) -> tuple[Item, ...]:
             style = model(kind, v).style
             if (kind, style) not in LEFT_OUT:
                 low, high = styles[style]
-                name = NAMES.get((kind, style), NAMES.get((kind, None), model(kind, v).noun))
-                out.append(Item(kind, v, float(low), float(high), name))
+                out.append(Item(kind, v, float(low), float(high), model(kind, v).noun))
     return tuple(out)
 
 
