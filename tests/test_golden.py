@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "7d1c77ab7aa40c5d52abdd8199b4b44d3f615db9983bed3d1c153f6addaa10e5",
-    ("all", 20, 3): "b04e0c35dd0373792b108be9d224bd906cf6499bbbf0d4ca86282a64933f8bdc",
+    ("all", 3, 3): "d6267e3d5eafe282235d474fc7705c1a68f297482c546a8ea4548ffabec4a7b0",
+    ("all", 20, 3): "b4769b48d8cbd48e9b7d4f24902ef5f7ba0da07ab2e953130e87ac17052ff42f",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 
