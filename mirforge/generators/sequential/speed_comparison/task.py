@@ -717,12 +717,13 @@ def _length(value: float, lanes: bool) -> str:
 
 
 def _rate(speed: float, tile: float, tile_word: str) -> str:
-    return f"{speed / tile:.1f} {tile_word}s/s" if tile_word else f"{speed:.0f} px/s"
+    written = _written_rate(speed, tile, not tile_word)
+    return f"{written:.1f} {tile_word}s/s" if tile_word else f"{written:.0f} px/s"
 
 
 def _written_rate(speed: float, tile: float, lanes: bool) -> float:
-    """The rate as ``_rate`` writes it, as a number."""
-    return float(f"{speed:.0f}") if lanes else float(f"{speed / tile:.1f}")
+    """The rate as the steps write it: tiles per second to a tenth, or (the lanes) whole pixels per second."""
+    return round(speed) if lanes else round(speed / tile, 1)
 
 
 def _ratio(faster: dict[str, Any], slower: dict[str, Any]) -> str:
