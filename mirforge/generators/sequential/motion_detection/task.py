@@ -259,7 +259,7 @@ class MotionDetection(Filming, Task):
         shapes = [canvas2d.SHAPES_2D[int(i)] for i in rng.integers(len(canvas2d.SHAPES_2D), size=n)]
         radii = [float(rng.uniform(11, 15)) for _ in range(n)]
         pan = (0.0, 0.0)
-        if _pans_for(self.config.pan_per_level[self.levels.index(level)], kind):
+        if self._pans(level, kind):
             angle = float(rng.uniform(0, 2 * math.pi))
             speed = float(rng.uniform(*PAN_SPEED)) * tile
             pan = (speed * math.cos(angle), speed * math.sin(angle))
@@ -304,9 +304,7 @@ class MotionDetection(Filming, Task):
         look = clips3d.draw_look(rng, setting)
         shared = level != self.levels[0] and rng.random() < self.config.shared_kind_share
         picks = clips3d.pick_props(rng, setting, n, clips3d.floor_colors(look), shared_kind=shared)
-        shot = clips3d.shoot_from(
-            rng, setting, pan=_pans_for(self.config.pan_per_level[self.levels.index(level)], kind), pan_speed=PAN_SPEED
-        )
+        shot = clips3d.shoot_from(rng, setting, pan=self._pans(level, kind), pan_speed=PAN_SPEED)
         stage = Stage(setting, look, shot)
         right, away = clips3d.view_axes(shot.camera(0.0))
         shown = [f / fps for f in indices]
@@ -349,6 +347,11 @@ class MotionDetection(Filming, Task):
                 raise Reject("no room for the objects")
         things = [Thing(p.name, p.path, prop=p) for p in props]
         return things, mover, stage, tile, (0.0, 0.0)
+
+    def _pans(self, level: int, kind: str) -> bool:
+        """Whether the view pans in a question of ``kind`` at ``level``: as the level says, but never in an order
+        question, where a steady pan would order the frames by any still object (all slide one way as time goes)."""
+        return self.config.pan_per_level[self.levels.index(level)] and kind != "order"
 
     # -- question -------------------------------------------------------------------------------------------
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
@@ -683,12 +686,6 @@ class MotionDetection(Filming, Task):
 def _pans(scene: Scene) -> bool:
     """Whether the view moves during the clip (the flat floor slides, or the 3D camera travels)."""
     return scene.pan != (0.0, 0.0) or bool(scene.stage and scene.stage.shot.moving)
-
-
-def _pans_for(level_pans: bool, kind: str) -> bool:
-    """Whether the view pans for a question of ``kind`` at a level that pans: never for an order question, where a
-    steady pan would order the frames by any still object (everything slides one way as time goes on)."""
-    return level_pans and kind != "order"
 
 
 def _still_drift(scene: Scene) -> str | None:
