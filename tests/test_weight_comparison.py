@@ -85,6 +85,25 @@ def test_answers_need_chaining_and_are_unique(task):
     assert max(counts[1]) < min(counts[3]) and max(counts[3]) >= 6, counts
 
 
+def test_the_answer_is_not_the_one_option_that_never_loses(task):
+    """At levels 2 and 3 a wrong option balances a link, so it never rises either (lightest: never sinks), and the
+    answer balances a link too: neither "never loses" nor "never on a level beam" singles out the answer."""
+    for i in range(1, 90, 3):  # level 2, then level 3
+        for j in (i, i + 1):
+            scene, q = ask_only(task, j, seed=11)
+            losers, level = set(), set()
+            for comp in scene.comparisons:
+                tilt = _tilt_of(scene, comp)
+                if tilt == 0:
+                    level |= set(comp[0] + comp[1])
+                    continue
+                heavy, light = (comp[0], comp[1]) if tilt < 0 else (comp[1], comp[0])
+                losers |= set(light if scene.qtype == "heaviest" else heavy)
+            unbeaten = [o for o in scene.options if o not in losers]
+            assert scene.options[0] in unbeaten and len(unbeaten) == 2, (j, unbeaten)
+            assert set(unbeaten) <= level
+
+
 def test_families_are_knobs_and_an_unknown_family_is_one_line(task):
     seen = {generate(task, i, seed=6).instance.difficulty["knobs"]["family"] for i in range(4)}
     assert len(seen) >= 2 and seen <= set(FAMILIES)

@@ -7,10 +7,12 @@ objects, links of the chains that connect the options.
 
 The comparisons form a tree rooted at the answer whose every branch ends in a wrong option: each picture is one
 edge (a heavier object against a lighter one, or two lighter ones together at level 3, or a level beam between
-two objects of the same weight at level 3). So no picture is spare: hiding one cuts a branch, and the wrong option
+two objects of the same weight). So no picture is spare: hiding one cuts a branch, and the wrong option
 below the cut could then outweigh the answer (``consistent``). No two pictures weigh the same objects, and each
 picture has its own camera; the scale's look, the backdrop and the object family are drawn per instance, and no
 two kinds that look alike (``LOOKALIKES``) are weighed in one instance, where their names would not tell them apart.
+At levels 2 and 3 two beams are level, the answer against a link and a wrong option against another link: the answer
+is then not the one option that never rises (the heaviest never loses, but here neither does that wrong option).
 
 The verifier reads each picture: which pan is lower (pan heights in the segmentation mask), which objects stand
 on which side of the post (their pixels), then runs the transitive closure of the relations it read.
@@ -147,26 +149,33 @@ class WeightComparison(Task):
         children: dict[int, list[int]] = {}
         for c in range(1, n):
             children.setdefault(parent[c], []).append(c)
-        equal_edge = -1
-        if level >= 2:  # one picture balances under a link (two tied options could neither be the heaviest)
+        equal_edges: set[int] = set()
+        if level >= 2:
+            # two pictures balance: the answer against a link, and a wrong option against another link. Then two
+            # options never rise and both weigh on a level beam, so "the option that never loses" is not the
+            # answer: the chains through the level beams are
             links = range(n_wrong + 1, n)
-            cands = [c for c in range(1, n_wrong + 1) if parent[c] in links] or [c for c in links if parent[c] in links]
+            tied = [c for c in links if parent[c] == 0]
+            if not tied:
+                raise Reject("no link under the answer for a level beam")
+            top = tied[int(rng.integers(len(tied)))]
+            cands = [c for c in range(1, n_wrong + 1) if parent[c] in links and parent[c] != top]
             if not cands:
-                raise Reject("no edge under a link for a level beam")
-            equal_edge = cands[int(rng.integers(len(cands)))]
+                raise Reject("no wrong option under another link for a level beam")
+            equal_edges = {top, cands[int(rng.integers(len(cands)))]}
         merged: tuple[int, int] | None = None
         if level == 3 and qtype == "heaviest":
-            pairs = [(p, cs) for p, cs in children.items() if len([c for c in cs if c != equal_edge]) >= 2]
+            pairs = [(p, cs) for p, cs in children.items() if len([c for c in cs if c not in equal_edges]) >= 2]
             if pairs:
                 p, cs = pairs[int(rng.integers(len(pairs)))]
-                cs = [c for c in cs if c != equal_edge]
+                cs = [c for c in cs if c not in equal_edges]
                 a, b = (int(v) for v in rng.choice(cs, size=2, replace=False))
                 merged = (a, b)
         # weights top-down: a child lighter than its parent (half of it or less when it shares a pan)
         w = [0.0] * n
         w[0] = float(rng.uniform(60, 100))
         for c in _top_down(parent, n):
-            if c == equal_edge:
+            if c in equal_edges:
                 w[c] = w[parent[c]]
             elif merged and c in merged:
                 w[c] = w[parent[c]] * float(rng.uniform(0.15, 0.4))
