@@ -160,6 +160,26 @@ def test_options_are_clearly_apart(task):
         assert not re.search(r"\{|\}", q.text)
 
 
+def test_a_total_read_on_the_axis_has_options_further_apart(task):
+    """A sum of values read against the axis errs by the square root of their number times one reading's error:
+    a total or ranking with four or more unprinted values gets options at least 1.4 times the plain gap apart,
+    and every cell is at least ``gap`` (a hidden chart's share still exceeds the ladder's step)."""
+    from mirforge.generators.analytical.chart_analysis.task import _axis_reads
+
+    widened = 0
+    for i in range(2, 240, 3):  # level 3: no values printed
+        scene, _ = ask_only(task, i, seed=12)
+        plain = round(task.knobs(3)["gap_fraction"] * scene.scale)
+        reads = _axis_reads(scene.blocks, scene.value_labels)
+        if scene.qtype in ("total", "rank2") and reads >= 4:
+            assert scene.gap >= 1.4 * plain - 1, (i, reads, scene.gap, plain)
+            widened += 1
+        elif scene.qtype in ("difference", "growth"):
+            assert abs(scene.gap - plain) <= 1
+        assert min(min(row) for row in scene.table) >= scene.gap
+    assert widened >= 10
+
+
 def test_nothing_in_a_total_s_option_values_finds_the_answer(task):
     """Neither its rank nor nearness to the options' mean: taken from near misses (mostly a period too few) the
     answer was never the smallest option, and the one nearest the mean in 39%."""

@@ -12,7 +12,7 @@ tick labels; :func:`mirforge.render.charts.read_values`) and recomputes the answ
 near misses (the adjacent category, an off-by-one period, the sign flipped), offered in +- pairs (the answer's sign
 flip and a wrong value's), so the answer is not the one value offered with its negative; a total's are the rungs of
 a ladder with the answer on any rung alike (see :func:`_ladder`). All options differ by at least ``gap`` units, far
-above chart reading precision.
+above chart reading precision; a total's ``gap`` grows with the square root of the values it reads on the axis.
 """
 
 from __future__ import annotations
@@ -136,10 +136,15 @@ class ChartAnalysis(Task):
             rng, n_per, k["max_periods_per_chart"], k["chart_kinds"], two_charts=two, min_charts=min_charts
         )
         scale = int(topic.scales[int(rng.integers(len(topic.scales)))])
-        gap = max(2, round(k["gap_fraction"] * scale))
+        value_labels = level < 3
+        # a sum of values read on the axis errs by the square root of their number times one reading's error, so a
+        # total's (and a ranking of totals') options lie further apart the more of its values no chart prints
+        reads = _axis_reads(blocks, value_labels) if qtype in ("total", "rank2") else 0
+        gap = max(2, round(k["gap_fraction"] * scale * max(1.0, math.sqrt(reads / 2))))
         palette = tuple(int(i) for i in rng.permutation(len(CATEGORY_COLORS)))
         for _ in range(self.config.max_sample_tries):
-            table = rng.integers(round(0.1 * scale), scale + 1, size=(n_cat, n_per))
+            # every cell at least ``gap``: a hidden chart's share of a total then exceeds the ladder's step (_ladder)
+            table = rng.integers(max(round(0.1 * scale), gap), scale + 1, size=(n_cat, n_per))
             params = _question_params(rng, qtype, table, blocks, gap)
             if params is not None:
                 return Scene(
@@ -150,7 +155,7 @@ class ChartAnalysis(Task):
                     blocks=blocks,
                     scale=scale,
                     gap=gap,
-                    value_labels=level < 3,
+                    value_labels=value_labels,
                     min_charts=min_charts,
                     qtype=qtype,
                     params=params,
@@ -285,7 +290,7 @@ class ChartAnalysis(Task):
                 }
             )
         # whether each period's value is printed on its chart: a value read against the gridlines is "about" it
-        printed = [_labelled(scene, scene.blocks[where[p]][0]) for p in range(len(scene.periods))]
+        printed = [_labelled(scene.value_labels, scene.blocks[where[p]][0]) for p in range(len(scene.periods))]
         cells = []
         for c, p in _referenced_cells(scene):
             name = f"{scene.categories[c]} {scene.periods[p]}"
@@ -311,7 +316,7 @@ class ChartAnalysis(Task):
             "charts": charts,
             "cells": cells,
             "qtype": scene.qtype,
-            "labels": all(_labelled(scene, kind) for kind, _ in scene.blocks),
+            "labels": all(_labelled(scene.value_labels, kind) for kind, _ in scene.blocks),
             "printed": printed,
             "printing": _printing(scene),
             "gap": scene.gap,
@@ -517,7 +522,7 @@ def _ladder(rng: np.random.Generator, answer: int, n: int, gap: int) -> list[int
     totals taken from near misses, most of them a period too few and so under the answer, left the answer the
     smallest option in 0 of 127 questions and the one nearest the mean in 39%). The rung under the answer is at
     most 1.25 ``gap`` below it, less than any chart's share of a total plus a quarter ``gap`` (every cell is at
-    least a tenth of the scale; with the default ``gap_fraction`` ``gap`` is at most a tenth of it), so leaving out
+    least ``gap``), so leaving out
     any one chart leaves that rung possible too: every chart is needed. A reader who leaves a chart out undercounts
     by about a rung or more, and lands on the answer only when it is the lowest rung: a quarter of the time, as a
     guess does (always offering the undercount, as the near misses did, made the lowest rung never the answer)."""
@@ -605,7 +610,7 @@ def _spec(scene: Scene, topic: Topic, kind: str, pidx: tuple[int, ...]) -> Chart
         unit=topic.unit,
         colors=colors,
         ymax=ymax,
-        value_labels=_labelled(scene, kind),
+        value_labels=_labelled(scene.value_labels, kind),
     )
 
 
@@ -627,13 +632,19 @@ def as_read(measured: dict[str, Any]) -> tuple[list[list[float]], dict[tuple[int
 
 def _labels_printed(scene: Scene) -> str:
     """Whether all, some or none of the charts print their values."""
-    labelled = [_labelled(scene, kind) for kind, _ in scene.blocks]
+    labelled = [_labelled(scene.value_labels, kind) for kind, _ in scene.blocks]
     return "all" if all(labelled) else "some" if any(labelled) else "none"
 
 
-def _labelled(scene: Scene, kind: str) -> bool:
+def _labelled(value_labels: bool, kind: str) -> bool:
     """Value labels where they cannot collide: never on line charts, whose points of one period sit close."""
-    return scene.value_labels and kind != "line"
+    return value_labels and kind != "line"
+
+
+def _axis_reads(blocks: tuple, value_labels: bool) -> int:
+    """How many periods of a category are read against the value axis: those on charts that print neither values
+    nor a pie's shares."""
+    return sum(len(pidx) for kind, pidx in blocks if kind != "pie" and not _labelled(value_labels, kind))
 
 
 def _printing(scene: Scene) -> list[dict[str, Any]]:
@@ -641,7 +652,7 @@ def _printing(scene: Scene) -> list[dict[str, Any]]:
     total below it), or ``nothing`` (values are read on the value axis); each group with its charts by kind."""
     groups: dict[str, dict[str, int]] = {}
     for kind, _ in scene.blocks:
-        what = "values" if _labelled(scene, kind) else "shares" if kind == "pie" else "nothing"
+        what = "values" if _labelled(scene.value_labels, kind) else "shares" if kind == "pie" else "nothing"
         kinds = groups.setdefault(what, {})
         kinds[kind] = kinds.get(kind, 0) + 1
     return [
@@ -679,7 +690,7 @@ def _encoding_text(kind: str, scene: Scene, pidx: tuple[int, ...]) -> str:
     if kind == "pie":
         how = (
             "labelled with its value"
-            if _labelled(scene, kind)
+            if _labelled(scene.value_labels, kind)
             else "labelled with its percentage of the total printed below"
         )
         return f"one wedge per {TOPICS[scene.topic].noun} ({cat_cols}), each {how}"
