@@ -246,3 +246,91 @@ def test_an_object_is_called_by_its_kind_or_where_the_kind_fits_others_by_its_st
     assert {model("glass", v).noun for v in variants("glass")} == {"glass", "glass of juice"}
     by_style = ("ball", "bottle", "cabinet", "flower pot", "vase", "globe", "glass")
     assert all(model(k, v).noun == k for k in KINDS if k not in by_style for v in variants(k)[:2])
+
+
+def side_outline(kind: str, variant: int, px: int = 400) -> np.ndarray:
+    """The object's silhouette seen side on (along y), ``px`` columns over its length (x), rows up from the floor."""
+    m = model(kind, variant)
+    lo, hi = m.bounds
+    scale = px / (hi[0] - lo[0])
+    img = np.zeros((int(np.ceil((hi[2] - lo[2]) * scale)) + 1, px + 1), np.uint8)
+    for part in m.parts:
+        for tri in np.round((part.vertices[part.faces][:, :, [0, 2]] - lo[[0, 2]]) * scale).astype(np.int32):
+            cv2.fillConvexPoly(img, tri, 1)
+    return img
+
+
+def tall_span(kind: str, variant: int, tall: float = 0.8) -> tuple[float, float]:
+    """Where along its length (0: the front, 1: the back) the side outline rises above ``tall`` of the height."""
+    img = side_outline(kind, variant)
+    top = np.array([np.flatnonzero(col).max() if col.any() else 0 for col in img.T]) / (img.shape[0] - 1)
+    cols = np.flatnonzero(top >= tall)
+    return cols[0] / img.shape[1], (cols[-1] + 1) / img.shape[1]
+
+
+def test_every_toy_car_is_drawn_as_a_car_and_no_toy_truck_is():
+    """A short cabin at one end of a long low deck is a pickup truck, whichever way it faces: a toy car's cabin
+    spans the middle of its length with neither end a long deck, and a toy truck (cab and load one tall block
+    along its whole length) never has that outline, so one shape never carries both names."""
+    for v in range(2 * len(variants("toy car"))):
+        start, end = tall_span("toy car", v)
+        assert start <= 0.45 and end >= 0.55, (v, model("toy car", v).style, start, end)  # the cabin over the middle
+        assert max(start, 1 - end) <= 0.42, (v, start, end)  # no long low deck at either end
+        assert end - start <= 0.7, (v, start, end)  # and a car, not a van
+    for v in range(2 * len(variants("toy truck"))):
+        start, end = tall_span("toy truck", v)
+        assert end - start >= 0.9, (v, model("toy truck", v).style, start, end)
+
+
+# words that say what a thing is made of, which paint in another colour hides
+MATERIAL_WORDS = {"cardboard", "glass", "wooden", "wood", "brass", "metal", "paper", "plastic", "ceramic", "tin"}
+# names with such a word that stay true painted: a rubber duck or ball painted is still rubber, a wine glass is named
+# by its shape, and a glass of juice shows its juice whatever colour the glass is
+TRUE_PAINTED = {"rubber duck", "rubber ball", "wine glass", "glass of juice"}
+
+
+def test_a_painted_object_is_named_as_it_then_looks():
+    """Painted a colour it never comes in, an object whose name says its material is called by what shows: a pink
+    cardboard box is a "box", a painted empty glass a "tumbler"; in one of its own colours it keeps its name."""
+    from mirforge.render.objects.catalogue import own_colors
+    from mirforge.render.scene3d import PALETTE
+
+    cardboard = own_colors("cardboard box")
+    for v in range(2 * len(variants("cardboard box"))):
+        m = model("cardboard box", v)
+        assert m.painted_noun(m.color) == "cardboard box"
+        for name, rgb in PALETTE.items():
+            if min(np.linalg.norm(np.subtract(rgb, c)) for c in cardboard) > 40:
+                assert m.painted_noun(rgb) == "box", (v, name)
+        assert m.painted_noun(PALETTE["pink"]) == "box"
+        assert m.painted_noun(PALETTE["brown"]) == "cardboard box"  # the brown of a brown cardboard box
+    assert {model("glass", v).painted_noun(PALETTE["pink"]) for v in variants("glass")} == {
+        "tumbler",
+        "glass of juice",
+    }
+    for kind in KINDS:  # no object painted a colour of none of its finishes keeps a name that the paint belies
+        own = own_colors(kind)
+        for v in variants(kind):
+            m = model(kind, v)
+            for name, rgb in PALETTE.items():
+                if min(np.linalg.norm(np.subtract(rgb, c)) for c in own) <= 40:
+                    continue
+                noun = m.painted_noun(rgb)
+                assert noun in TRUE_PAINTED or not MATERIAL_WORDS & set(noun.split()), (kind, v, name, noun)
+            if not get_kind(kind).painted:  # other names fit any colour
+                assert all(m.painted_noun(rgb) == m.noun for rgb in PALETTE.values()), kind
+
+
+def test_a_pair_painted_two_colours_is_named_as_it_then_looks():
+    """The multi-view tasks' pair of one kind in two paints: two cardboard boxes painted are "red box" and "blue
+    box", two glasses of juice stay glasses of juice (the juice shows), and other kinds keep their name."""
+    from mirforge.generators.spatial.multiview import everyday_objects
+
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        boxes = everyday_objects(rng, "room", 2, pair=True, kinds=("cardboard box",))
+        assert [o.name.split(" ", 1)[1] for o in boxes] == ["box", "box"], [o.name for o in boxes]
+        mugs = everyday_objects(rng, "tabletop", 2, pair=True, kinds=("mug",))
+        assert all(o.name.endswith(" mug") for o in mugs)
+    juice = model("glass", 0)
+    assert juice.style == "glass of juice" and juice.painted_noun((40, 80, 220)) == "glass of juice"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -20,9 +20,6 @@ from mirforge.generators.common import distinct_colors, object_name, random_shap
 from mirforge.render.look import BACKDROPS, Look, draw_look
 from mirforge.render.scene3d import PALETTE, Camera, Object3D, orbit_camera
 from mirforge.task import TaskConfig, ensure
-
-if TYPE_CHECKING:
-    from mirforge.render.objects.catalogue import ObjectModel
 
 SCENE_RADIUS = 1.8  # objects stand inside this disc
 TARGET = (0.0, 0.0, 0.3)
@@ -343,15 +340,6 @@ def family_look(rng: np.random.Generator, family: str, backdrops: tuple[str, ...
     return draw_look(rng, family_floors(family, backdrops))
 
 
-# painted one opaque colour, a drinking glass no longer looks like glass: call it by its shape
-PAINTED_NOUNS = {"glass": "tumbler"}
-
-
-def painted_noun(m: ObjectModel) -> str:
-    """What a person calls ``m`` painted one colour all over."""
-    return PAINTED_NOUNS.get(m.kind, m.noun)
-
-
 def everyday_objects(
     rng: np.random.Generator,
     family: str,
@@ -367,7 +355,8 @@ def everyday_objects(
     Every object is a different kind, named by its kind (a ball by its style: ``ObjectModel.noun``), except: the
     first ``twins`` objects are identical (same kind, design, colour and size, so the same name), and with ``pair``
     the last two share a kind in two colours and are named with their colour ("red mug", "blue mug"). In the
-    ``shapes`` family the objects are primitives named by colour and a shape word that matches the geometry.
+    ``shapes`` family the objects are primitives named by colour and a shape word that matches the geometry. A
+    painted object is named as it then looks (``ObjectModel.painted_noun``: a pink cardboard box is a "pink box").
     ``kinds`` and ``materials`` narrow the family's catalogue (see :class:`CatalogueConfig`)."""
     if family == "shapes":
         return _shapes(rng, n, twins)
@@ -401,16 +390,14 @@ def everyday_objects(
         m = spread[-1]
         colors = [c for c in PALETTE if c not in ("brown", "gray")]
         a, b = (colors[int(i)] for i in rng.permutation(len(colors))[:2])
-        last = out[-1]
-        out[-1] = place_object(
-            m.kind, m.variant, f"{a} {painted_noun(m)}", (0.0, 0.0), m.height * scale, yaw=last.yaw, color=PALETTE[a]
-        )
-        yaw = float(rng.uniform(0, 2 * math.pi))
-        out.append(
-            place_object(
-                m.kind, m.variant, f"{b} {painted_noun(m)}", (0.0, 0.0), m.height * scale, yaw=yaw, color=PALETTE[b]
-            )
-        )
+        height = m.height * scale
+
+        def painted(color: str, yaw: float) -> Object3D:  # named as it looks painted: a pink cardboard box is a box
+            name = f"{color} {m.painted_noun(PALETTE[color])}"
+            return place_object(m.kind, m.variant, name, (0.0, 0.0), height, yaw=yaw, color=PALETTE[color])
+
+        out[-1] = painted(a, out[-1].yaw)
+        out.append(painted(b, float(rng.uniform(0, 2 * math.pi))))
     return tuple(out)
 
 

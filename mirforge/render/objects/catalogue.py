@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 KINDS: tuple[str, ...] = tuple(sorted(REGISTRY))
 CREASE_DEGREES = 35.0  # edges sharper than this stay sharp in the shading; gentler ones are smoothed
+OWN_PAINT = 40.0  # a paint within this RGB distance of a colour the kind comes in passes for that colour
 
 
 def get_kind(name: str) -> Kind:
@@ -77,6 +78,16 @@ class ObjectModel:
         spec = REGISTRY[self.kind]
         fallback = self.style if spec.named_by_style else self.kind
         return spec.nouns.get(self.style, spec.nouns.get("*", fallback))
+
+    def painted_noun(self, color: RGB) -> str:
+        """What a person calls it with its primary parts painted ``color``: its :attr:`noun` while the paint passes
+        for a colour the kind comes in (a cardboard box painted brown is still cardboard to look at), else the
+        kind's word for it painted, where its name says what the paint hides (a pink cardboard box is a "box", a
+        glass painted one opaque colour a "tumbler"); every other name fits any colour."""
+        spec = REGISTRY[self.kind]
+        if any(_distance(color, c) <= OWN_PAINT for c in own_colors(self.kind)):
+            return self.noun
+        return spec.painted.get(self.style, spec.painted.get("*", self.noun))
 
     @cached_property
     def bounds(self) -> np.ndarray:
@@ -137,6 +148,15 @@ class ObjectModel:
         return tuple(
             trimesh.Trimesh(built[f"vertices{i}"], built[f"faces{i}"], process=False) for i in range(len(self.parts))
         )
+
+
+def own_colors(kind: str) -> tuple[RGB, ...]:
+    """The colours the primary parts of ``kind`` come in, over all its finishes."""
+    return tuple(COLORS[name] for name in dict.fromkeys(fin.color_name for _, fin in get_kind(kind).combos))
+
+
+def _distance(a: RGB, b: RGB) -> float:
+    return float(np.linalg.norm(np.subtract(a, b, dtype=float)))
 
 
 def model(kind: str, variant: int = 0) -> ObjectModel:

@@ -559,6 +559,7 @@ def shoe_box(rng: np.random.Generator, style: str, h: float) -> Parts:
         "open": ((0.2, 0.45), ["kraft paper", "tan paper"]),
     },
     fixed={"tape": "tan plastic", "label": "white paper"},
+    painted={"*": "box"},  # painted pink it is no cardboard to look at
 )
 def cardboard_box(rng: np.random.Generator, style: str, h: float) -> Parts:
     w, d = h * rng.uniform(1.1, 1.5), h * rng.uniform(0.8, 1.1)

@@ -223,6 +223,8 @@ def cup(rng: np.random.Generator, style: str, h: float) -> Parts:
         "highball": ((0.13, 0.16), ["clear glass", "sky blue glass"]),
     },
     nouns={"glass of juice": "glass of juice"},  # the juice is what shows: the renderer draws no clear glass
+    # painted one opaque colour, an empty glass is no glass to look at: called by its shape; the juice still shows
+    painted={"tumbler": "tumbler", "highball": "tumbler"},
 )
 def glass(rng: np.random.Generator, style: str, h: float) -> Parts:
     rt = h * (rng.uniform(0.24, 0.28) if style == "highball" else rng.uniform(0.36, 0.42))

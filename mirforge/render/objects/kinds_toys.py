@@ -219,13 +219,15 @@ def toy_car(rng: np.random.Generator, style: str, h: float) -> Parts:
     body_lo, body_hi = 0.6 * wheel_r, 0.58 * h
     body = rounded_box((length, width, body_hi - body_lo), (0, 0, (body_lo + body_hi) / 2), 0.12 * h, axis=1)
     front, back = -length / 2, length / 2  # drives toward -x
-    if style == "hatchback":
+    # the side outline is a car's, whichever way it faces: the cabin spans the middle of the car, and no end is a
+    # long low deck (a short cabin at one end of a long flat one is a pickup truck: a "toy truck")
+    if style == "hatchback":  # a short bonnet, then the cabin down to a steep hatch at the very back
         cabin = np.array(
             [
-                [front + 0.42 * length, body_hi],
+                [front + 0.24 * length, body_hi],
                 [back - 0.02 * length, body_hi],
-                [back - 0.06 * length, h],
-                [front + 0.55 * length, h],
+                [back - 0.09 * length, h],
+                [front + 0.44 * length, h],
             ]
         )
     else:

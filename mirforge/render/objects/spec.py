@@ -156,6 +156,9 @@ class Kind:
     # what people call an object of a style ("*": of every other style) where the kind's word names only part of it
     # ("potted plant", not "flower pot": the pot alone is 40% of its height)
     nouns: Mapping[str, str] = field(default_factory=dict)
+    # what people call an object of a style ("*": of every other style) painted a colour the kind never comes in,
+    # where its name says what the paint hides: a pink "cardboard box" is a box (see ObjectModel.painted_noun)
+    painted: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def height(self) -> tuple[float, float]:
@@ -181,14 +184,20 @@ def kind(
     fixed: Mapping[str, str] | None = None,
     named_by_style: bool = False,
     nouns: Mapping[str, str] | None = None,
+    painted: Mapping[str, str] | None = None,
 ) -> Callable[[Builder], Builder]:
     """Register a builder: ``styles`` maps a style name to (height range in metres, finishes); ``named_by_style``
     when an object of the kind is called by its style's name, not the kind's; ``nouns`` what an object of a style
-    (``"*"``: any other) is called where the kind's word names only part of it."""
+    (``"*"``: any other) is called where the kind's word names only part of it; ``painted`` what it is called
+    painted a colour of none of its finishes, where its name says a colour or material the paint hides."""
 
     def register(build: Builder) -> Builder:
         if name in REGISTRY:
             raise ValueError(f"object kind {name!r} is registered twice")
+        for field_name, names in (("nouns", nouns), ("painted", painted)):
+            unknown = set(names or {}) - {*styles, "*"}
+            if unknown:
+                raise ValueError(f"object kind {name!r}: {field_name} names no style {sorted(unknown)}")
         REGISTRY[name] = Kind(
             name=name,
             build=build,
@@ -196,6 +205,7 @@ def kind(
             fixed={role: paint(value) for role, value in (fixed or {}).items()},
             named_by_style=named_by_style,
             nouns=dict(nouns or {}),
+            painted=dict(painted or {}),
         )
         return build
 

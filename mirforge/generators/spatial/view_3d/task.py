@@ -33,7 +33,6 @@ import numpy as np
 
 from mirforge import LETTERS
 from mirforge.errors import Reject
-from mirforge.generators.spatial.multiview import painted_noun
 from mirforge.render.objects import model
 from mirforge.render.objects.place import place as place_object
 from mirforge.render.scene3d import PALETTE, Object3D, Scene3D, ortho_view
@@ -357,13 +356,14 @@ def shape_word(obj: Object3D) -> str:
 
 def _catalogue(rng: np.random.Generator, family: str, n: int) -> list[Object3D]:
     """``n`` different kinds of the family at their real proportions, one scale for the whole scene (the widest
-    footprint fills FOOTPRINT of a cell), each painted its own colour and named as it then looks."""
+    footprint fills FOOTPRINT of a cell), each painted its own colour and named as it then looks (a pink
+    cardboard box is a "box": ``ObjectModel.painted_noun``)."""
     pool = KINDS[family]
     kinds = [pool[int(i)] for i in rng.permutation(len(pool))[:n]]
     models = [model(kind, int(rng.integers(VARIANTS_PER_KIND))) for kind in kinds]
     scale = FOOTPRINT / max(max(m.extents[0], m.extents[1]) for m in models)
     return [
-        place_object(m.kind, m.variant, painted_noun(m), (0.0, 0.0), m.height * scale, color=PALETTE[c])
+        place_object(m.kind, m.variant, m.painted_noun(PALETTE[c]), (0.0, 0.0), m.height * scale, color=PALETTE[c])
         for m, c in zip(models, _colors(rng, n), strict=True)
     ]
 
