@@ -6,11 +6,19 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import cv2
 import numpy as np
 import pytest
 
 from mirforge.errors import InputError, Reject
-from mirforge.generators.analytical.yes_but.families import FAMILIES, GOODS, Pair, day_of_year
+from mirforge.generators.analytical.yes_but.families import (
+    FAMILIES,
+    FRESH_GOODS,
+    GOODS,
+    PRODUCTS,
+    Pair,
+    day_of_year,
+)
 from mirforge.generators.analytical.yes_but.panels import draw_style
 from mirforge.necessity import necessity
 from mirforge.templates import render_steps
@@ -364,3 +372,208 @@ def test_a_clock_reading_past_noon_gives_its_24_hour_time_too():
             afternoon += 1
             assert re.search(r"shows \d+:\d\d \((1[3-9]|2[0-3]):\d\d\)", steps.img2img), steps.img2img
     assert afternoon
+
+
+# -- every thing stands out from what is behind it; a device keeps its look --------------------------------------
+def _lab(img: np.ndarray) -> np.ndarray:
+    """An RGB image (or colours, last axis RGB) in CIE Lab, as ``panels.contrast`` measures colours."""
+    arr = np.asarray(img, np.float32).reshape(-1, 1, 3) / 255.0
+    return cv2.cvtColor(arr, cv2.COLOR_RGB2Lab).reshape(np.shape(img))
+
+
+def _edge_seen(lab: np.ndarray, body, step: float = 6.0) -> np.ndarray:
+    """At points every ``step`` pixels along a drawn thing's outline in a panel (in Lab), whether it shows: whether
+    some pixel across the outline (from 5 px inside to 3 px outside) differs by MIN_CONTRAST from the pixel 6 px
+    outside, what is behind it. Points where no fill of the thing shows 5 px inside (a later sticker, label or tie
+    covers it) or that leave the panel are left out."""
+    from mirforge.generators.analytical.yes_but.panels import MIN_CONTRAST
+
+    pts = np.asarray(body.pts, float)
+    poly = np.round(pts).astype(np.int32)
+    size = lab.shape[0]
+    fills = _lab(np.asarray(body.fills, np.uint8)[None])[0]
+    seen = []
+    for a, b in zip(pts, np.roll(pts, -1, axis=0), strict=True):
+        length = float(np.hypot(*(b - a)))
+        if length < 12:
+            continue
+        u = (b - a) / length
+        n = np.array([u[1], -u[0]])
+        if cv2.pointPolygonTest(poly, tuple(float(v) for v in (a + b) / 2 + 3 * n), False) > 0:
+            n = -n  # the normal points out of the thing
+        for s in np.arange(6.0, length - 6.0, step):
+            q = np.round((a + u * s)[None] + np.array([*range(-5, 4), 6])[:, None] * n[None]).astype(int)
+            if (q < 0).any() or (q >= size).any():
+                continue
+            across = lab[q[:, 1], q[:, 0]]
+            if np.linalg.norm(fills - across[0], axis=1).min() > 6:
+                continue
+            seen.append(np.linalg.norm(across[:-1] - across[-1], axis=1).max() >= MIN_CONTRAST)
+    return np.asarray(seen, bool)
+
+
+def _hidden_edges(canvas) -> list[tuple[tuple, float]]:
+    """The drawn things whose outline fails to show at more than a tenth of its points: (fills, share seen)."""
+    bad, lab = [], _lab(canvas.img)
+    for body in canvas.bodies:
+        seen = _edge_seen(lab, body)
+        if len(seen) and seen.mean() < 0.9:
+            bad.append((body.fills, round(float(seen.mean()), 2)))
+    return bad
+
+
+PACKAGES = {  # family -> side, and the fill of the package, card, sheet or bottle it stands in the panel
+    "box_count": ("yes", lambda lk: lk["box"]),
+    "net_weight": ("yes", lambda lk: PRODUCTS[lk["kind"]][0]),
+    "fill_volume": ("yes", lambda lk: lk["bottle"]),
+    "fits_all": ("yes", lambda lk: lk["card"]),
+    "fresh_date": ("yes", lambda lk: FRESH_GOODS[lk["kind"]][1]),
+    "sale_price": ("but", lambda lk: (250, 250, 246)),  # the receipt
+}
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_a_pale_thing_on_a_pale_wall_is_outlined_in_every_theme(family):
+    """The worst case, swept: every theme, a flat style (no outlines of its own), every kind of good. Each package,
+    bottle, card, receipt, calendar, scale or vehicle stands out from what is behind it all round: at nine in ten
+    points of its outline the pixels across it change by at least MIN_CONTRAST (its fill does, or its outline).
+    A white milk carton or a pale yogurt pot on a cream wall melted into it."""
+    from dataclasses import replace
+
+    from mirforge.generators.analytical.yes_but.panels import THEMES
+
+    fam = FAMILIES[family]
+    styles = {}
+    for seed in range(400):
+        style = draw_style(np.random.default_rng(seed))
+        styles.setdefault(style.theme, replace(style, outline=0))
+    assert set(styles) == set(THEMES)
+    hidden, drawn = [], 0
+    for theme, style in styles.items():
+        for kind in fam.kinds:
+            for seed in range(2):
+                pair = fam.sample(np.random.default_rng(seed), fam.gaps[0], kind)
+                for side in ("yes", "but"):
+                    try:
+                        canvas = getattr(fam, side)(448, style, pair, side.upper()).canvas
+                    except Reject:
+                        continue
+                    drawn += len(canvas.bodies)
+                    hidden += [(theme, kind, side, *bad) for bad in _hidden_edges(canvas)]
+                if family in PACKAGES:
+                    side, fill = PACKAGES[family]
+                    canvas = getattr(fam, side)(448, style, pair, side.upper()).canvas
+                    assert any(tuple(fill(pair.look)) in b.fills for b in canvas.bodies), (theme, kind)
+    assert drawn and not hidden, hidden[:8]
+
+
+def test_every_thing_stands_out_over_a_hundred_instances(task):
+    """Over a hundred generated instances (every family, style and level), no drawn thing's outline melts into
+    what is behind it, and a thing outlined only for contrast is one whose fill is close to its backdrop."""
+    from mirforge.generators.analytical.yes_but.panels import MIN_CONTRAST
+
+    hidden, flat, forced, bodies = [], [], 0, 0
+    for index in range(100):
+        scene, _, rendered = accepted(task, index, seed=17)
+        for j, pair in enumerate(scene.pairs):
+            fam = FAMILIES[scene.family]
+            for k, side in enumerate(("yes", "but")):
+                canvas = getattr(fam, side)(task.image_size, scene.style, pair, "YES").canvas
+                assert canvas.img[60:].tobytes() == rendered.images[2 * j + k][60:].tobytes()  # the same panel
+                hidden += [(index, scene.family, side, *bad) for bad in _hidden_edges(canvas)]
+                bodies += len(canvas.bodies)
+                for body in canvas.bodies:
+                    if body.contrast < MIN_CONTRAST:
+                        forced += not scene.style.outline
+                        if not body.outlined:
+                            flat.append((index, scene.family, side, body.fills))
+    assert not hidden, hidden[:8]
+    assert not flat, flat[:8]
+    assert bodies > 300 and forced > 10, (bodies, forced)  # flat styles outline their faint things
+
+
+def _mode(img: np.ndarray, box: list[int]) -> tuple[int, ...]:
+    x0, y0, x1, y1 = box
+    colors, counts = np.unique(img[y0:y1, x0:x1].reshape(-1, 3), axis=0, return_counts=True)
+    return tuple(int(c) for c in colors[counts.argmax()])
+
+
+DEVICES = {  # family -> the region of its BUT panel that shows the device
+    "net_weight": "digital display",  # the kitchen scale's display
+    "speed_limit": "speedometer",  # the dial
+    "timetable": "clock",  # the clock face
+    "fresh_date": "calendar",  # the calendar's paper
+}
+
+
+@pytest.mark.parametrize("family", sorted(DEVICES))
+def test_a_device_looks_the_same_in_every_panel_that_shows_it(family):
+    """One kitchen scale, one car's speedometer, one wall calendar, one city's stop clocks: where several BUT
+    panels of an instance show the device, its colour (the display, the dial, the face, the paper) is one. The
+    scale's display was drawn per pair, green in one panel and red in the next."""
+    task = make_task("yes_but", family=family)
+    several, looks = 0, set()
+    for index in range(18):
+        if index % 3 == 0:
+            continue  # level 1: one pair
+        scene, _, rendered = accepted(task, index, seed=9)
+        colors = set()
+        for j in range(len(scene.pairs)):
+            (box,) = [r.box for r in rendered.regions if r.image == 2 * j + 1 and r.name == DEVICES[family]]
+            colors.add(_mode(rendered.images[2 * j + 1], box))
+        assert len(colors) == 1, (index, colors)
+        looks |= colors
+        several += 1
+    assert several == 12 and len(looks) > 1  # the look is drawn per instance: instances differ
+
+
+def test_the_speedometer_is_one_dial_on_every_road():
+    """The BUT panels of a speed_limit instance differ only by the needle (and the badge): the same dial colour,
+    the same top speed and so the same marks."""
+    task = make_task("yes_but", family="speed_limit")
+    for index in (1, 2, 4, 5, 7, 8):
+        scene, _, rendered = accepted(task, index, seed=3)
+        buts = [rendered.images[i].astype(int) for i in range(1, len(rendered.images), 2)]
+        needles = [
+            cv2.dilate((rendered.layers[i].ids == 1).astype(np.uint8), np.ones((17, 17), np.uint8)) > 0
+            for i in range(1, len(rendered.images), 2)
+        ]
+        keep = ~np.logical_or.reduce(needles)
+        keep[:60] = False  # the badge: "BUT 1", "BUT 2"
+        for img in buts[1:]:
+            assert (img[keep] == buts[0][keep]).all(), index
+
+
+def test_the_calendars_of_an_instance_keep_one_year():
+    """Every calendar of an instance is the same wall calendar: a date falls on the same weekday column in each
+    (the weekday of the 1st was drawn per month shown, so 1 MAR could be a Monday in one panel and a Friday in the
+    next)."""
+    task = make_task("yes_but", family="fresh_date")
+    for index in range(1, 15):
+        if index % 3 == 0:
+            continue
+        scene, _, rendered = accepted(task, index, seed=2)
+        offsets = set()
+        for j in range(len(scene.pairs)):
+            image = 2 * j + 1
+            boxes = {r.name: r.box for r in rendered.regions if r.image == image}
+            x0, _, x1, _ = boxes["calendar"]
+            cw = (x1 - 1 - x0 - 20) / 7
+            cx = (boxes["circled day"][0] + boxes["circled day"][2]) / 2
+            col = int((cx - x0 - 10) // cw)
+            doy = rendered.measured["readings"][image]["value"]
+            offsets.add((col - (doy - 1)) % 7)  # the weekday column of 1 January
+        assert len(offsets) == 1, (index, offsets)
+
+
+@pytest.mark.parametrize("family", sorted(f for f in FAMILIES if FAMILIES[f].shared))
+def test_a_scene_draws_each_shared_look_once(family):
+    """The look a scene shares (the currency, the scale's display, the jug's marks, the calendar, the dial, the
+    stop clocks) is drawn once per instance: every pair of a several-pair scene has the first pair's."""
+    task = make_task("yes_but", family=family)
+    fam = FAMILIES[family]
+    for index in (1, 2, 4, 5):
+        scene, _ = ask_only(task, index, seed=12)
+        assert len(scene.pairs) > 1
+        for key in fam.shared:
+            assert len({repr(p.look[key]) for p in scene.pairs}) == 1, (index, key)

@@ -24,7 +24,16 @@ import numpy as np
 
 from mirforge.errors import Reject
 from mirforge.generators.analytical.canvas import RGB, Canvas, jitter, mask_box, mix, shade
-from mirforge.generators.analytical.yes_but.panels import PAPER, Style, box_pts, edge, panel, sticker
+from mirforge.generators.analytical.yes_but.panels import (
+    PAPER,
+    Style,
+    backdrop,
+    box_pts,
+    edge,
+    ellipse_pts,
+    panel,
+    sticker,
+)
 
 MIN_TEXT_PX = 14  # printed numbers at least this tall (cap height of the digits), or the reading is refused
 MIN_ITEM_PX = 120  # a counted item shows at least this many pixels
@@ -110,7 +119,9 @@ class Family:
     promises: ClassVar[tuple[int, int]]  # promises drawn, both ends included
     cyclic: ClassVar[int] = 0  # readings wrap around this many units (a 12-hour clock), 0: they do not
     kinds: ClassVar[tuple[str, ...]] = ("",)  # what is promised (cookies, coffee, ...): one per instance
-    shared: ClassVar[tuple[str, ...]] = ()  # keys of the look that every pair of a scene takes from the first
+    # keys of the look that every pair of a scene takes from the first: one currency to add up, and the look of a
+    # device that several BUT panels show (the kitchen scale, the car's speedometer, the wall calendar)
+    shared: ClassVar[tuple[str, ...]] = ()
 
     # -- sampling -------------------------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, gap: int, kind: str) -> Pair:
@@ -248,8 +259,10 @@ class BoxCount(Family):
         cv = panel(size, style, title, floor)
         x0, x1, y0 = 84 + lk["dx"], 364 + lk["dx"], 150 + lk["dy"]
         cv.rect(x0, y0 + 24, x1, floor + 10, lk["box"])
-        cv.rect(x0 - 10, y0, x1 + 10, y0 + 30, shade(lk["box"], 0.78))
-        edge(cv, style, box_pts(x0, y0 + 24, x1, floor + 10))
+        cv.rect(x0 - 10, y0, x1 + 10, y0 + 30, shade(lk["box"], 0.78))  # the lid
+        outline = [(x0 - 10, y0), (x1 + 10, y0), (x1 + 10, y0 + 30), (x1, y0 + 30), (x1, floor + 10)]
+        outline += [(x0, floor + 10), (x0, y0 + 30), (x0 - 10, y0 + 30)]
+        edge(cv, style, outline, [lk["box"], shade(lk["box"], 0.78)])
         lx0, ly0, lx1, ly1 = x0 + 40, y0 + 56, x1 - 40, floor - 12
         cv.rect(lx0, ly0, lx1, ly1, PAPER)
         cv.frame(lx0, ly0, lx1, ly1, shade(lk["box"], 0.6), 2)
@@ -272,7 +285,9 @@ class BoxCount(Family):
         x0, y0, x1, y1 = 70 + lk["dx"] // 2, 150, 378 + lk["dx"] // 2, 420
         cv.rect(x0 - 8, y0 - 8, x1 + 8, y1 + 8, lk["box"])
         cv.rect(x0, y0, x1, y1, shade(lk["box"], 0.55))
+        edge(cv, style, box_pts(x0 - 8, y0 - 8, x1 + 8, y1 + 8), lk["box"])
         cv.rect(x0 + 30, 70, x1 - 30, y0 - 14, shade(lk["box"], 0.78))  # the lid, propped up behind
+        edge(cv, style, box_pts(x0 + 30, 70, x1 - 30, y0 - 14), shade(lk["box"], 0.78))
         color, r = BOX_ITEMS[lk["kind"]]
         rng = np.random.default_rng(lk["seed"])
         for i, (x, y) in enumerate(grid_spots(rng, pair.actual, x0 + 6, y0 + 6, x1 - 6, y1 - 6, r), start=1):
@@ -374,6 +389,7 @@ class MenuPhoto(Family):
         ink = (240, 240, 230) if dark else (30, 30, 30)
         x0, x1 = 56 + lk["dx"], 392 + lk["dx"]
         cv.rect(x0 - 8, 66, x1 + 8, 432, shade(lk["board"], 0.7))
+        edge(cv, style, box_pts(x0 - 8, 66, x1 + 8, 432), shade(lk["board"], 0.7))
         cv.rect(x0, 74, x1, 424, lk["board"])
         cv.text("MENU", (x0 + x1) / 2, 96, 22, ink, "serif")
         cv.text(lk["kind"].upper(), (x0 + x1) / 2, 128, 22, ink, style.face)
@@ -399,8 +415,10 @@ class MenuPhoto(Family):
         cx, cy = 224 + lk["dx"] // 2, 270
         cv.ellipse(cx, cy + 8, 170, 120, shade(style.floor, 0.7))
         cv.ellipse(cx, cy, 170, 120, (252, 252, 252))
+        edge(cv, style, ellipse_pts(cx, cy, 170, 120), (252, 252, 252))
         cv.ellipse(cx, cy, 140, 96, (238, 238, 236))
         cv.rect(cx + 180, 150, cx + 190, 400, (190, 190, 196))  # a knife beside the plate
+        edge(cv, style, box_pts(cx + 180, 150, cx + 190, 400), (190, 190, 196))
         r = DISHES[lk["kind"]][3] + 3
         rng = np.random.default_rng(lk["seed"] + 1)
         spots, r = plate_spots(rng, pair.actual, cx, cy, 140, 96, r)
@@ -431,6 +449,7 @@ class NetWeight(Family):
     units = ("g", "g")
     claim = "states a net weight of"
     suffix = "less than stated"
+    shared = ("display",)  # one kitchen scale weighs every package
 
     def shows(self, pair):
         return f"a package of {pair.look['kind']}", "its contents on a kitchen scale"
@@ -464,11 +483,12 @@ class NetWeight(Family):
         pts = [(x0 + 10, 110), (x1 - 10, 110), (x1, 140), (x1 + 6, 384), (x0 - 6, 384), (x0, 140)]
         cv.poly(pts, color)
         cv.rect(x0 + 10, 92, x1 - 10, 112, shade(color, 0.8))  # the crimped top
-        edge(cv, style, pts)
+        edge(cv, style, [(x0 + 10, 92), (x1 - 10, 92), *pts[1:], pts[0]], [color, shade(color, 0.8)])  # and its top
         ink = (250, 250, 250) if sum(color) < 380 else (30, 30, 30)
         cv.text(lk["kind"].upper(), (x0 + x1) / 2, 180, 28, ink, "serif")
         cv.rect(x0 + 20, 290, x1 - 20, 350, PAPER)
-        box = cv.text(lk["wording"].format(pair.promise), (x0 + x1) / 2, 320, 24, (20, 20, 20), style.face, fit=150)
+        edge(cv, style, box_pts(x0 + 20, 290, x1 - 20, 350), PAPER, on=[color])  # the label
+        box = cv.text(lk["wording"].format(pair.promise), (x0 + x1) / 2, 320, 24, (20, 20, 20), style.face, fit=144)
         return Drawn(cv, [("package", [x0 - 6, 92, x1 + 7, 385])], printed(cv, box, pair.promise))
 
     def but(self, size, style, pair, title):
@@ -476,16 +496,22 @@ class NetWeight(Family):
         cv = panel(size, style, title, 330)
         color, stuff = PRODUCTS[lk["kind"]]
         cx = 180 + lk["dx"] // 2
-        cv.rect(cx - 140, 300, cx + 140, 350, (214, 214, 220))  # the scale
-        cv.rect(cx - 150, 290, cx + 150, 302, (180, 180, 188))
+        scale, pan = (214, 214, 220), (180, 180, 188)
+        cv.rect(cx - 140, 300, cx + 140, 350, scale)
+        cv.rect(cx - 150, 290, cx + 150, 302, pan)
+        outline = [(cx - 150, 290), (cx + 150, 290), (cx + 150, 302), (cx + 140, 302), (cx + 140, 350)]
+        edge(cv, style, [*outline, (cx - 140, 350), (cx - 140, 302), (cx - 150, 302)], [scale, pan])
         bg, fg = lk["display"]
         cv.rect(cx - 60, 308, cx + 60, 344, bg)
         box = cv.text(f"{pair.actual} g", cx, 326, 24, fg, "mono")
         cv.ellipse(cx, 250, 110, 36, stuff)  # the contents heaped in a bowl
-        cv.poly([(cx - 120, 250), (cx + 120, 250), (cx + 80, 290), (cx - 80, 290)], (236, 236, 240))
+        edge(cv, style, ellipse_pts(cx, 250, 110, 36), stuff)
+        bowl = [(cx - 120, 250), (cx + 120, 250), (cx + 80, 290), (cx - 80, 290)]
+        cv.poly(bowl, (236, 236, 240))
+        edge(cv, style, bowl, (236, 236, 240), on=[*backdrop(style), stuff, pan])  # under the heap, on the pan
         pts = [(cx + 170, 230), (cx + 230, 230), (cx + 236, 330), (cx + 164, 330)]
         cv.poly(pts, color)  # the empty package beside the scale
-        edge(cv, style, pts)
+        edge(cv, style, pts, color)
         regions = [("digital display", [cx - 60, 308, cx + 61, 345]), ("empty package", [cx + 164, 230, cx + 237, 331])]
         return Drawn(cv, regions, printed(cv, box, pair.actual))
 
@@ -515,6 +541,7 @@ class Timetable(Family):
     suffix = "late"
     by = "late by"
     gap_noun = "delay"
+    shared = ("face", "numerals")  # the stop clocks of one city are one model
 
     def shows(self, pair):
         return f"the timetable at a {pair.look['kind']} stop", f"the {pair.look['kind']} arriving under a clock"
@@ -561,6 +588,7 @@ class Timetable(Family):
         cv = panel(size, style, title, 400)
         x = 130 + lk["dx"]
         cv.rect(x - 6, 90, x + 6, 402, (120, 124, 130))  # the pole
+        edge(cv, style, box_pts(x - 6, 90, x + 6, 402), (120, 124, 130))
         cv.circle(x, 96, 34, (40, 120, 60) if lk["kind"] != "ferry" else (30, 80, 160))
         cv.text(lk["kind"].upper()[0], x, 96, 30, (255, 255, 255), "sans")
         bx0, by0, bx1, by1 = x + 30, 150, x + 262, 360
@@ -581,7 +609,9 @@ class Timetable(Family):
         face = lk["face"]
         ink = (240, 240, 240) if sum(face) < 300 else (20, 20, 24)
         cv.rect(cx - 5, cy, cx + 5, 392, (90, 94, 100))
+        edge(cv, style, box_pts(cx - 5, cy, cx + 5, 392), (90, 94, 100))  # the clock's post
         cv.circle(cx, cy, r + 10, (70, 74, 82))
+        edge(cv, style, ellipse_pts(cx, cy, r + 10, r + 10), (70, 74, 82))
         cv.circle(cx, cy, r, face)
         for m in range(60):
             a = math.radians(m * 6)
@@ -601,6 +631,7 @@ class Timetable(Family):
         # the vehicle pulling in below the clock
         body = (200, 50, 50) if lk["kind"] == "bus" else (240, 200, 40) if lk["kind"] == "tram" else (250, 250, 250)
         cv.rect(-10, 330, 150 + lk["dx"], 392, body)
+        edge(cv, style, box_pts(-10, 330, 150 + lk["dx"], 392), body)
         for wx in range(10, 130 + lk["dx"], 44):
             cv.rect(wx, 340, wx + 30, 362, (160, 200, 230))
         cv.text(str(lk["line"]), 120 + lk["dx"], 378, 14, (20, 20, 20), "sans")
@@ -731,6 +762,7 @@ class SalePrice(Family):
         lk = pair.look
         cv = panel(size, style, title, None)
         cv.rect(0, 250, size, 272, (200, 200, 206))  # the shelf edge
+        edge(cv, style, box_pts(-4, 250, size + 4, 272), (200, 200, 206))
         for i, x in enumerate(range(40 + lk["dx"] % 30, 420, 74)):  # goods on the shelf
             c = [(60, 120, 60), (200, 170, 60), (90, 60, 130), (40, 100, 170)][i % 4]
             cv.rect(x, 130 + 10 * (i % 3), x + 56, 250, c)
@@ -748,6 +780,7 @@ class SalePrice(Family):
         cv = panel(size, style, title, 300)
         x0, x1 = 110 + lk["dx"], 338 + lk["dx"]
         cv.poly([(x0, 70), (x1, 70), (x1, 430), (x0, 430)], PAPER)
+        edge(cv, style, box_pts(x0, 70, x1, 430), PAPER)
         cv.text("RECEIPT", (x0 + x1) / 2, 96, 18, (30, 30, 30), "mono")
         cv.line((x0 + 14, 116), (x1 - 14, 116), (120, 120, 120), 1)
         lines = list(lk["others"])
@@ -789,6 +822,7 @@ class FillVolume(Family):
     units = ("ml", "ml")
     suffix = "less than the label says"
     suffix_many = "less than the labels say"
+    shared = ("labels",)  # one measuring jug, one printed scale
 
     def shows(self, pair):
         return f"a bottle of {pair.look['kind']}", "its contents poured into a measuring jug"
@@ -833,9 +867,10 @@ class FillVolume(Family):
         ]
         cv.poly(body, lk["bottle"])
         cv.rect(cx - 34, 80, cx + 34, 100, (200, 40, 40))
-        edge(cv, style, body)
+        edge(cv, style, body, lk["bottle"])
         cv.rect(cx - 64, 230, cx + 64, 340, PAPER)
-        cv.text(lk["kind"].upper(), cx, 252, 14, (40, 40, 40), style.face, fit=190)
+        edge(cv, style, box_pts(cx - 64, 230, cx + 64, 340), PAPER, on=[lk["bottle"]])  # the label
+        cv.text(lk["kind"].upper(), cx, 252, 14, (40, 40, 40), style.face, fit=112)
         box = cv.text(self.volume(pair.promise, pair), cx, 300, 30, (20, 20, 20), style.face, fit=112)
         return Drawn(cv, [("bottle", [cx - 70, 80, cx + 71, 393])], printed(cv, box, pair.promise))
 
@@ -845,11 +880,16 @@ class FillVolume(Family):
         top_ml = 1000
         x0, x1, yb, yt = 170 + lk["dx"], 320 + lk["dx"], 400, 90
         ppm = (yb - yt - 20) / top_ml
-        cv.rect(x0 - 6, yt, x1 + 6, yb + 6, (214, 226, 236))  # glass
-        cv.rect(x0, yt, x1, yb, (236, 244, 250))
-        cv.poly([(x1 + 6, yt + 40), (x1 + 50, yt + 60), (x1 + 50, yt + 200), (x1 + 6, yt + 220)], (200, 214, 226))
+        glass, inside, handle = (214, 226, 236), (236, 244, 250), (200, 214, 226)
+        cv.rect(x0 - 6, yt, x1 + 6, yb + 6, glass)
+        cv.rect(x0, yt, x1, yb, inside)
+        grip = [(x1 + 6, yt + 40), (x1 + 50, yt + 60), (x1 + 50, yt + 200), (x1 + 6, yt + 220)]
+        cv.poly(grip, handle)
+        jug = [(x0 - 6, yt), (x1 + 6, yt), *grip, (x1 + 6, yb + 6), (x0 - 6, yb + 6)]
+        edge(cv, style, jug, [glass, handle])
         level = yb - pair.actual * ppm
         cv.rect(x0, level, x1, yb, DRINKS[lk["kind"]], 1)
+        edge(cv, style, box_pts(x0, level, x1, yb), DRINKS[lk["kind"]], on=[inside])  # milk in clear glass
         ink = style.ink
         for v in range(0, top_ml + 1, 50):  # the scale, printed beside the glass so the drink never hides it
             y = yb - v * ppm
@@ -907,7 +947,7 @@ class FitsAll(Family):
         cv.circle((x0 + x1) / 2, 84, 12, (120, 120, 130))  # the hook
         cv.rect(x0, 96, x1, 420, lk["card"])
         cv.circle((x0 + x1) / 2, 112, 8, style.wall)
-        edge(cv, style, box_pts(x0, 96, x1, 420))
+        edge(cv, style, box_pts(x0, 96, x1, 420), lk["card"])
         cv.text("ONE SIZE", (x0 + x1) / 2, 150, 28, (200, 30, 40), "sans")
         cv.text("FITS ALL", (x0 + x1) / 2, 184, 28, (200, 30, 40), "sans")
         cv.rect(x0 + 40, 214, x1 - 40, 300, lk["color"])  # the coiled item behind a window
@@ -933,6 +973,7 @@ class FitsAll(Family):
         cv.text("cm", x1 - 6, ty + 72, 14, style.ink, "sans")
         y0 = ty - 70
         cv.rect(x0, y0, x0 + pair.actual * ppc, y0 + 40, lk["color"], 1)  # the item, its end at 0
+        edge(cv, style, box_pts(x0, y0, x0 + pair.actual * ppc, y0 + 40), lk["color"])
         cv.rect(x0 + 4, y0 + 4, x0 + 30, y0 + 36, (200, 180, 90))
         box = mask_box(cv.mask, 1)
         raw = (box[2] - x0) / ppc
@@ -987,6 +1028,7 @@ class FreshDate(Family):
     claim = "gives a best-before date of"
     by = "past its date by"
     gap_noun = "time past the best-before date"
+    shared = ("first", "paper")  # one wall calendar: its paper, and the weekday of every date within its year
 
     def package(self, pair: Pair) -> str:
         return FRESH_GOODS[pair.look["kind"]][0]
@@ -1003,7 +1045,7 @@ class FreshDate(Family):
     def look(self, rng, promise):
         return {
             "style": int(rng.integers(2)),  # the order of day and month, on the label and in the steps alike
-            "first": int(rng.integers(7)),  # weekday column of the 1st
+            "first": int(rng.integers(7)),  # weekday column of 1 January (of the 1st of each month, counted on)
             "paper": pick(rng, [(250, 250, 246), (246, 240, 226)]),
             "dx": int(rng.integers(-20, 21)),
         }
@@ -1040,20 +1082,26 @@ class FreshDate(Family):
         body = fresh_package(cx, package)
         cv.poly(body, color)
         if package == "pot":
-            cv.rect(cx - 102, 140, cx + 102, 152, (200, 204, 212))  # the foil lid
-        elif package == "bag":
+            foil = (200, 204, 212)
+            cv.rect(cx - 102, 140, cx + 102, 152, foil)  # the foil lid
+            rim = cx + 78 + 18 * (380 - 152) / 230  # the pot's side where the lid ends
+            lidded = [*body[:2], (rim, 152), (cx + 102, 152), (cx + 102, 140), (cx - 102, 140), (cx - 102, 152)]
+            edge(cv, style, [*lidded, (2 * cx - rim, 152)], [color, foil])
+        else:
+            edge(cv, style, body, color)  # before the tie, which stands over the bag's top
+        if package == "bag":
             cv.rect(cx - 28, 124, cx + 28, 134, (60, 120, 200))  # the twist tie
         elif package == "block":
             for hx, hy, hr in ((-70, 258, 9), (62, 262, 7), (24, 254, 5), (-28, 270, 6)):
                 cv.circle(cx + hx, hy, hr, shade(color, 0.85))  # holes in the cheese
-        edge(cv, style, body)
         cv.text(lk["kind"].upper(), cx, 222, 26, (40, 60, 120), "serif")  # below the sticker
         sticker(cv, cx + 86, 150, 46, (60, 180, 80))
         cv.text("FRESH!", cx + 86, 150, 16, (255, 255, 255), "sans", fit=58)
         cv.rect(cx - 80, 286, cx + 80, 360, PAPER)
+        edge(cv, style, box_pts(cx - 80, 286, cx + 80, 360), PAPER, on=[color])  # the label
         cv.text("BEST BEFORE", cx, 304, 14, (40, 40, 40), style.face)
         date = self.date(pair.promise, pair)
-        box = cv.text(date, cx, 336, 28, (20, 20, 20), "mono", fit=150)
+        box = cv.text(date, cx, 336, 28, (20, 20, 20), "mono", fit=144)
         x0 = min(x for x, _ in body)
         region = (f"{lk['kind']} {package}", [round(x0), 104, cx + 133, 381])
         return Drawn(cv, [region], printed(cv, box, pair.promise, text=date))
@@ -1065,14 +1113,16 @@ class FreshDate(Family):
         x0, x1, y0 = 60 + lk["dx"], 388 + lk["dx"], 70
         cv.rect(x0, y0, x1, 428, lk["paper"])
         cv.rect(x0, y0, x1, y0 + 50, (200, 50, 50))
+        edge(cv, style, box_pts(x0, y0, x1, 428), lk["paper"])
         cv.text(MONTH_NAMES[m], (x0 + x1) / 2, y0 + 26, 26, (255, 255, 255), "sans")
         cw, gy = (x1 - x0 - 20) / 7, y0 + 92
-        rows = -(-(lk["first"] + MONTH_DAYS[m]) // 7)
+        first = (lk["first"] + day_of_year(m, 1) - 1) % 7  # weekday column of the month's 1st
+        rows = -(-(first + MONTH_DAYS[m]) // 7)
         ch = min(50.0, (428 - 4 - gy) / rows)  # a month over six weeks stays on the sheet
         for i, wd in enumerate("MTWTFSS"):
             cv.text(wd, x0 + 10 + (i + 0.5) * cw, y0 + 68, 14, (90, 90, 90), "sans")
         for day in range(1, MONTH_DAYS[m] + 1):
-            cell = lk["first"] + day - 1
+            cell = first + day - 1
             col, row = cell % 7, cell // 7
             x, y = x0 + 10 + (col + 0.5) * cw, gy + (row + 0.5) * ch
             cv.text(str(day), x, y, 16, (200, 40, 40) if col == 6 else (30, 30, 30), style.face)
@@ -1082,7 +1132,7 @@ class FreshDate(Family):
         ys, xs = np.nonzero(cv.mask == 1)
         col = int((xs.mean() - x0 - 10) // cw)
         row = int((ys.mean() - gy) // ch)
-        day = row * 7 + col - lk["first"] + 1
+        day = row * 7 + col - first + 1
         if not 1 <= day <= MONTH_DAYS[m]:
             raise Reject("the circle is not on a day")
         regions = [("calendar", [x0, y0, x1 + 1, 429]), ("circled day", mask_box(cv.mask, 1))]
@@ -1104,6 +1154,7 @@ class SpeedLimit(Family):
     claim = "sets a limit of"
     by = "over the limit by"
     gap_noun = "speed over the limit"
+    shared = ("max", "dial")  # one car: its speedometer on every road
 
     def shows(self, pair):
         return "a speed limit sign by the road", "the car's speedometer on that road"
@@ -1154,6 +1205,7 @@ class SpeedLimit(Family):
         lk = pair.look
         cv = panel(size, style, title, None)
         cv.rect(0, 70, size, size, (34, 34, 40))  # the dashboard
+        edge(cv, style, box_pts(-4, 70, size + 4, size + 4), (34, 34, 40))
         cx, cy, r = 224, 270, 150
         dial = lk["dial"]
         ink = (240, 240, 240) if sum(dial) < 300 else (20, 20, 24)
@@ -1253,7 +1305,9 @@ class WetFloor(Family):
         cv.poly([(150, 210), (298, 210), (448, 448), (0, 448)], lk["floor"])  # the aisle floor
         for side in (-1, 1):
             x_out, x_in = (0, 150) if side < 0 else (448, 298)
-            cv.poly([(x_out, 60), (x_in, 150), (x_in, 210), (x_out, 448)], (200, 206, 214))
+            shelf = [(x_out, 60), (x_in, 150), (x_in, 210), (x_out, 448)]
+            cv.poly(shelf, (200, 206, 214))
+            edge(cv, style, shelf, (200, 206, 214), on=[*backdrop(style), lk["floor"]])
             for k in range(4):  # shelves with goods
                 y_out, y_in = 120 + 80 * k, 160 + 13 * k
                 cv.line((x_out, y_out), (x_in, y_in), (150, 156, 166), 3)

@@ -3,12 +3,20 @@
 A ``Style`` is drawn once per instance (so the YES and BUT panels of every pair share it): the wall and floor
 colours, the typeface of the printed text, the colour of the YES and BUT badges and how heavy the outlines are.
 None of it carries an answer.
+
+Every thing that stands in a panel (a package, a bottle, a receipt, a calendar, a scale, a vehicle, a label on its
+package) has its outline drawn by ``edge``, which follows one rule: the outline is drawn in the style's weight, and
+also in a flat style wherever the thing's colour lies within ``MIN_CONTRAST`` of a colour it is drawn on (the
+wall's ramp and the floor, or what ``on`` names), so a white milk carton never melts into a cream wall.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
 
+import cv2
 import numpy as np
 
 from mirforge.generators.analytical.canvas import RGB, Canvas, jitter, mix, shade
@@ -23,7 +31,9 @@ THEMES = {  # wall top, wall bottom, floor or table
 }
 FACES = ("sans", "serif", "mono", "oblique")
 INK = (28, 28, 32)
+LIGHT_INK = (236, 236, 240)  # the outline of a dark thing on a dark ground
 PAPER = (250, 250, 246)
+MIN_CONTRAST = 25.0  # CIE76 colour difference (Lab) below which a thing is outlined against what is behind it
 
 
 @dataclass(frozen=True)
@@ -63,9 +73,25 @@ def draw_style(rng: np.random.Generator) -> Style:
     )
 
 
-def panel(size: int, style: Style, title: str, floor_y: int | None) -> Canvas:
+class Body(NamedTuple):
+    """A thing ``edge`` outlined or left flat: its outline, its fills, their least contrast to what is behind."""
+
+    pts: list[tuple[float, float]]
+    fills: tuple[RGB, ...]
+    contrast: float
+    outlined: bool
+
+
+@dataclass
+class Panel(Canvas):
+    """A panel's canvas, with every thing drawn through ``edge`` (so a test can check each stands out)."""
+
+    bodies: list[Body] = field(default_factory=list)
+
+
+def panel(size: int, style: Style, title: str, floor_y: int | None) -> Panel:
     """A blank panel: the wall (a soft ramp), the floor or table from ``floor_y`` down, and the title badge."""
-    cv = Canvas.blank(size, style.wall)
+    cv = Panel.blank(size, style.wall)
     cv.gradient(0, size, style.wall, style.wall2)
     if floor_y is not None:
         cv.gradient(floor_y, size, style.floor, shade(style.floor, 0.82))
@@ -78,10 +104,52 @@ def panel(size: int, style: Style, title: str, floor_y: int | None) -> Canvas:
     return cv
 
 
-def edge(cv: Canvas, style: Style, pts) -> None:
-    """An outline in the style's weight (nothing for a flat style)."""
-    if style.outline:
-        cv.outline(pts, shade(mix(style.wall, INK, 0.8), 1.0), style.outline)
+@lru_cache(maxsize=4096)
+def _lab(rgb: RGB) -> tuple[float, float, float]:
+    px = np.asarray([[rgb]], np.float32) / 255.0
+    lab = cv2.cvtColor(px, cv2.COLOR_RGB2Lab)[0, 0]
+    return float(lab[0]), float(lab[1]), float(lab[2])
+
+
+def contrast(a: tuple[int, ...], b: tuple[int, ...]) -> float:
+    """How far apart two colours look: the CIE76 difference of their Lab coordinates (0: the same colour)."""
+    la, lb = _lab(tuple(int(c) for c in a)), _lab(tuple(int(c) for c in b))
+    return float(np.sqrt(sum((x - y) ** 2 for x, y in zip(la, lb, strict=True))))
+
+
+def backdrop(style: Style) -> list[RGB]:
+    """The colours ``panel`` paints behind things: the wall's ramp, the floor's ramp and the floor line. Every one
+    counts wherever a thing stands, so a thing looks the same in every panel of the instance."""
+    ramp = [mix(style.wall, style.wall2, t) for t in np.linspace(0, 1, 5)]
+    floor = [mix(style.floor, shade(style.floor, 0.82), t) for t in np.linspace(0, 1, 3)]
+    return [*ramp, *floor, shade(style.floor, 0.7)]
+
+
+def edge(cv: Canvas, style: Style, pts, fill: RGB | list[RGB], on: list[RGB] | None = None) -> bool:
+    """The outline ``pts`` of a thing filled with ``fill`` (or with each colour of a list: a box and its lid) that
+    stands on the backdrop, or on the colours ``on``: drawn in the style's weight, and in any style where a fill
+    lies within ``MIN_CONTRAST`` of a colour behind it, in the ink that stands out from both (dark around a pale
+    thing, light around a dark one). Whether it was outlined."""
+    fills = [tuple(fill)] if isinstance(fill[0], (int, np.integer)) else [tuple(f) for f in fill]
+    behind = backdrop(style) if on is None else list(on)
+    least = min(contrast(f, c) for f in fills for c in behind)
+    if least < MIN_CONTRAST:  # the ink farthest from the fills and from the colours behind that are close to them
+        near = [*fills, *(c for c in behind if min(contrast(f, c) for f in fills) < MIN_CONTRAST)]
+        color = max((INK, LIGHT_INK), key=lambda ink: min(contrast(ink, c) for c in near))
+        weight = max(2, style.outline)
+    else:
+        color, weight = mix(style.wall, INK, 0.8), style.outline
+    if weight:
+        cv.outline(pts, color, weight)
+    if isinstance(cv, Panel):
+        cv.bodies.append(Body([(float(x), float(y)) for x, y in pts], tuple(fills), least, bool(weight)))
+    return bool(weight)
+
+
+def ellipse_pts(cx: float, cy: float, ax: float, ay: float) -> list[tuple[int, int]]:
+    """The outline of an ellipse as ``Canvas.ellipse`` fills it, as a polygon (for ``edge``)."""
+    c, axes = (round(cx), round(cy)), (max(1, round(ax)), max(1, round(ay)))
+    return [(int(x), int(y)) for x, y in cv2.ellipse2Poly(c, axes, 0, 0, 360, 4)]
 
 
 def box_pts(x0: float, y0: float, x1: float, y1: float) -> list[tuple[float, float]]:
