@@ -33,7 +33,8 @@ def exact_centroids(scene, clip, runners) -> list[list[np.ndarray]]:
     out = []
     for f in plan.indices:
         t = f / scene.fps
-        objects = tuple(r.prop.placed(t) for r in runners)
+        marks = tuple(o for m in plan.stage.marks for o in m.objects("mark"))  # after the props: their ids stay
+        objects = (*(r.prop.placed(t) for r in runners), *marks)
         view = renderer.views(Scene3D(objects, look=plan.stage.look), [plan.stage.shot.camera(t)])[0]
         out.append([np.argwhere(view.ids == i + 1).mean(axis=0)[::-1] for i in range(len(runners))])
     return out
@@ -251,3 +252,38 @@ def test_recorded_knobs_say_what_was_filmed():
     task = make_task("speed_comparison", families="tabletop")
     knobs = record(generate(task, 2, seed=5))["difficulty"]["knobs"]
     assert knobs["camera_pan"] is True and knobs["new_viewpoint_per_clip"] is True
+
+
+def test_a_panned_clip_has_still_marks_on_the_floor_that_show_in_its_frames():
+    """The tiles are all alike, so a pan of a tile looks like none: every panned clip (level 3) has three flat marks,
+    each its own shape and colour, standing out from the floor, that no object passes over during the clip, and
+    that show at their floor spot in every decoded frame; the question says they stay put. Unpanned clips have
+    none, and the marks are never tracked or offered."""
+    task = make_task("speed_comparison", family="floor")
+    for index in (0, 1):
+        scene, question = ask_only(task, index, seed=21)
+        assert all(not c.stage.marks for c in scene.clips) and "marks" not in question.text
+    scene, question, rendered = accepted(task, 2, seed=21)
+    assert "the flat coloured marks on the floor stay put" in question.text
+    assert set(rendered.measured["tracks"]) == {r.name for r in scene.runners}
+    renderer = gl.renderer(320)
+    for c, plan in enumerate(scene.clips):
+        marks = plan.stage.marks
+        assert plan.stage.shot.moving and len(marks) == 3
+        assert len({m.shape for m in marks}) == len({m.color for m in marks}) == 3
+        assert all(clips3d._contrast(m.color, g) >= clips3d.MARK_CONTRAST for m in marks for g in plan.stage.colors)
+        runners = [r for r in scene.runners if r.clip == c]
+        for m in marks:
+            for f in range(plan.n_frames):
+                assert all(
+                    np.linalg.norm(np.subtract(r.prop.at(f / scene.fps), m.position)) > m.radius for r in runners
+                )
+        images = rendered.measured["tracks"][runners[0].name]["images"]
+        for k, f in enumerate(plan.indices):
+            camera = plan.stage.shot.camera(f / scene.fps)
+            bare = renderer.views(Scene3D((), look=plan.stage.look), [camera], seg=False)[0].rgb.astype(int)
+            decoded = rendered.images[images[k]].astype(int)
+            px, _ = camera.project(np.array([[*m.position, 0.0] for m in marks]), 320)
+            for x, y in np.round(px).astype(int):
+                assert 0 <= x < 320 and 0 <= y < 320
+                assert np.abs(decoded[y, x] - bare[y, x]).max() > clips3d.FOREGROUND_DIFF, (c, k, x, y)

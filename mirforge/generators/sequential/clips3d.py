@@ -6,7 +6,10 @@ question's frames are pulled back out of the file. Positions come from those dec
 foreground (decoded frame against a render of the empty floor from the same camera) near its pixels in the id
 render kept beside the clip, which only says which object a blob is. Each blob's centroid is carried to the floor
 through the camera that filmed the frame (its calibration), at half the height the blob stands up from the floor,
-so offsets are in metres on the floor whatever the camera did. The floor's tiles let a person do the same.
+so offsets are in metres on the floor whatever the camera did. The floor's tiles let a person do the same; where
+the camera pans, flat coloured marks painted on the floor (:func:`mark_floor`, each a colour and a shape of its own)
+stay in view for the whole clip, so a person also sees how far the tiles slid, which the tiles alone, all alike,
+do not tell.
 """
 
 from __future__ import annotations
@@ -164,6 +167,40 @@ class Prop:
         """Half the diagonal of the footprint: two props whose centres stay this far apart never touch."""
         w, d, _ = model(self.kind, self.variant).size_for_height(self.height)
         return 0.5 * math.hypot(w, d)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A flat coloured mark painted on the floor, still for the whole clip: a ``disc``, a ``square`` or a ``cross``
+    (two crossed strips) ``size`` metres across, turned by ``yaw``. Marks are part of the floor, not objects of the
+    question: they never move, stand a few millimetres high, and are drawn in the empty-floor plate too."""
+
+    shape: str
+    color: RGB
+    position: tuple[float, float]
+    size: float
+    yaw: float = 0.0
+
+    def objects(self, name: str) -> tuple[Object3D, ...]:
+        """The mark as primitives named ``name`` (a cross is two strips)."""
+        s, h = self.size, max(MARK_HEIGHT, MARK_HEIGHT_SHARE * self.size)
+        if self.shape == "disc":
+            return (Object3D(name, "cylinder", (s, s, h), self.color, self.position, yaw=self.yaw),)
+        if self.shape == "square":
+            side = s / math.sqrt(2)  # its diagonal spans ``size``
+            return (Object3D(name, "box", (side, side, h), self.color, self.position, yaw=self.yaw),)
+        if self.shape == "cross":
+            arm = (s, s * CROSS_WIDTH, h)
+            return tuple(
+                Object3D(name, "box", arm, self.color, self.position, yaw=self.yaw + turn)
+                for turn in (0.0, math.pi / 2)
+            )
+        raise ValueError(f"unknown mark shape {self.shape!r}; expected one of {MARK_SHAPES}")
+
+    @property
+    def radius(self) -> float:
+        """Half its size: the mark lies within this of its centre."""
+        return self.size / 2
 
 
 @dataclass(frozen=True)
@@ -359,6 +396,7 @@ class Layout:
         self._middle = shot.camera(0.5 * (self.shown[0] + self.shown[-1]))  # where spot() looks from
         self._frames = [(view[:3, :3].T, view[:3, 3]) for view in self.views]
         self.props: list[Prop] = []
+        self.marks: list[Mark] = []
         self._boxes: list[list[tuple[float, float, float, float]]] = []
 
     def spot(self, rng: np.random.Generator) -> np.ndarray:
@@ -389,7 +427,9 @@ class Layout:
 
     def box(self, prop: Prop, k: int) -> tuple[float, float, float, float]:
         """Pixel box of the prop's bounding box corners in shown frame ``k`` (unclipped)."""
-        corners = prop.placed(self.shown[k]).corners()
+        return self._box(prop.placed(self.shown[k]).corners(), k)
+
+    def _box(self, corners: np.ndarray, k: int) -> tuple[float, float, float, float]:
         cam = corners @ self.views[k][:3, :3].T + self.views[k][:3, 3]
         depth = -cam[:, 2]
         if (depth <= 0.05).any():
@@ -421,6 +461,77 @@ class Layout:
         self._boxes.append(boxes)
         return True
 
+    def add_mark(self, mark: Mark) -> bool:
+        """Place a flat ``mark`` if it is in view (with the usual margin) in every shown frame, no prop passes over
+        it during the clip, and its pixel box is apart from every prop's and mark's in every shown frame; whether
+        it did."""
+        reach = mark.radius * 1.15
+        if not self.sees_disc(np.asarray(mark.position), reach):
+            return False
+        for prop in self.props:
+            gap = 1.15 * prop.radius + reach
+            if any(math.dist(prop.at(t), mark.position) <= gap for t in self.clip):
+                return False
+        corners = np.concatenate([o.corners() for o in mark.objects("mark")])
+        boxes = [self._box(corners, k) for k in range(len(self.shown))]
+        if not all(_apart(box, b[k]) for b in self._boxes for k, box in enumerate(boxes)):
+            return False
+        self.marks.append(mark)
+        self._boxes.append(boxes)
+        return True
+
+
+# -- marks on a panned floor --------------------------------------------------------------------------------------
+MARK_SHAPES = ("disc", "square", "cross")
+MARK_COLORS: dict[str, RGB] = {  # bright paints, far from the tiles' colours and from each other
+    "red": (214, 36, 36),
+    "blue": (36, 78, 222),
+    "yellow": (240, 204, 28),
+    "green": (30, 160, 64),
+    "purple": (146, 52, 196),
+}
+MARK_CONTRAST = 90  # a mark's paint differs from every colour of the floor by this much (any channel)
+MARK_SIZE = 0.8  # tiles across
+MARK_HEIGHT = 0.002  # metres: flat on the floor
+MARK_HEIGHT_SHARE = 0.01  # of the mark's size, where that is higher
+CROSS_WIDTH = 0.26  # a cross's strips, as a share of their length
+MARK_SPACING = 2.5  # tiles at least between two marks' centres, so they spread over the picture
+MARK_TRIES = 200  # spots tried for the marks of one clip
+
+
+def mark_floor(
+    rng: np.random.Generator, layout: Layout, setting: Setting, ground: tuple[RGB, ...], n: int = len(MARK_SHAPES)
+) -> tuple[Mark, ...]:
+    """``n`` flat marks on the floor of a laid-out clip, each its own shape and colour (a paint that stands out
+    clearly from the floor, ``ground``, and where it can from the clip's objects), where the camera sees them in
+    every shown frame and no object passes over them (``Layout.add_mark``): a panning camera's still reference,
+    which the tiles, all alike, are not. Rejects a clip where fewer fit."""
+    colors = [c for c in MARK_COLORS.values() if all(_contrast(c, g) >= MARK_CONTRAST for g in ground)]
+    if len(colors) < n or n > len(MARK_SHAPES):
+        raise ValueError(f"{n} marks need {n} shapes and colours that stand out from the floor")
+    shapes = [MARK_SHAPES[int(i)] for i in rng.permutation(len(MARK_SHAPES))[:n]]
+    bodies = [model(p.kind, p.variant).color for p in layout.props]
+    # paints unlike every object's colour first, so a mark never looks like a flattened object beside it
+    paints = sorted(
+        (colors[int(i)] for i in rng.permutation(len(colors))),
+        key=lambda c: not all(_contrast(c, b) >= MIN_CONTRAST for b in bodies),
+    )[:n]
+    size = MARK_SIZE * setting.tile
+    marks: list[Mark] = []
+    for _ in range(MARK_TRIES):
+        if len(marks) == n:
+            break
+        x = float(rng.uniform(0.08, 0.92)) * layout.size
+        y = float(rng.uniform(0.3, 0.92)) * layout.size
+        at = floor_at(layout._middle, layout.size, x, y)
+        yaw = float(rng.uniform(0, math.pi / 2))
+        mark = Mark(shapes[len(marks)], paints[len(marks)], (round(at[0], 5), round(at[1], 5)), size, round(yaw, 4))
+        if all(math.dist(at, m.position) >= MARK_SPACING * setting.tile for m in marks) and layout.add_mark(mark):
+            marks.append(mark)
+    if len(marks) < n:
+        raise Reject("no room for the floor's marks")
+    return tuple(marks)
+
 
 # -- filming and measuring ----------------------------------------------------------------------------------------
 TILES_PER_REPEAT = 4  # tiles across one repeat of the renderer's tiled floor texture
@@ -433,6 +544,7 @@ class Stage:
     setting: Setting
     look: Look
     shot: Shot
+    marks: tuple[Mark, ...] = ()  # flat marks on the floor, still in every frame (see mark_floor)
 
     @property
     def colors(self) -> tuple[RGB, ...]:
@@ -489,17 +601,18 @@ def film(
     ``indices``. Rejects a frame where a prop is not clearly found."""
     renderer = gl.renderer(size)
     regions = {}
+    floor_marks = tuple(o for k, m in enumerate(stage.marks) for o in m.objects(f"mark {k + 1}"))
 
     def draw(f: int) -> np.ndarray:
         t = f / fps
-        scene = Scene3D(tuple(p.placed(t) for p in props), look=stage.look)
+        scene = Scene3D((*(p.placed(t) for p in props), *floor_marks), look=stage.look)  # ids: the props' first
         view = renderer.views(scene, [stage.shot.camera(t)], seg=f in indices)[0]
         if f in indices:  # checked as drawn: a frame the ids rule out is never encoded
             regions[f] = object_regions(view.ids, len(props))
         return view.rgb
 
     decoded = shoot(draw, n_frames, list(indices))
-    plate_scene = Scene3D((), look=stage.look)
+    plate_scene = Scene3D(floor_marks, look=stage.look)  # the empty floor, its marks on it
     plates: dict[float, np.ndarray] = {}
     out = []
     for f, image in zip(indices, decoded, strict=True):

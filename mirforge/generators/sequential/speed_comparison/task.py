@@ -6,7 +6,10 @@ Families (config ``families``):
 - ``tabletop`` and ``floor``: everyday objects of the catalogue slide in straight lines over a tiled tabletop or
   a tiled floor, filmed in perspective (rendered through ``render.gl``). An object far from the camera crosses
   fewer pixels for the same distance, so speeds are read in tiles, the grid a person counts; from level 2 every
-  clip is filmed from another spot, and at level 3 the camera pans during the clips.
+  clip is filmed from another spot, and at level 3 the camera pans during the clips. The tiles are all alike, so a
+  pan of a tile would look like none: a panned clip has three flat marks on the floor, each its own colour and
+  shape, still and in view in its frames and never passed over (``clips3d.mark_floor``), which show how far the
+  view slid; they are part of the floor, in the verifier's empty-floor plate too, and never an option.
 
 Level 1 shows three frames of one clip. From level 2 the objects are split over two (level 2) or three (level 3)
 clips with their own frame times, two frames each, so every frame is needed: hiding one leaves the speeds of its
@@ -284,8 +287,6 @@ class SpeedComparison(Filming, Task):
         for c, last in enumerate(lasts):
             shot = clips3d.shoot_from(rng, setting, pan=self.config.pan_per_level[self.levels.index(level)])
             indices = self._indices(last, k["frames_per_clip"])
-            stage = Stage(setting, look, shot)
-            plans.append(ClipPlan(n_frames=last + 1, indices=indices, stage=stage))
             right, _ = clips3d.view_axes(shot.camera(0.0))
             # placed in a random order: the first placed get the middle, so an order by speed would put the slow
             # objects at the edges
@@ -314,6 +315,10 @@ class SpeedComparison(Filming, Task):
                         break
                 else:
                     raise Reject("no room for the objects' paths")
+            # a panned clip gets still marks on the floor: the tiles are all alike, so without them a reader cannot
+            # tell how far the view slid, and so how far an object really moved
+            marks = clips3d.mark_floor(rng, layout, setting, clips3d.floor_colors(look)) if shot.moving else ()
+            plans.append(ClipPlan(n_frames=last + 1, indices=indices, stage=Stage(setting, look, shot, marks)))
         return runners, tuple(plans), tile
 
     # -- question -------------------------------------------------------------------------------------------
@@ -406,7 +411,8 @@ class SpeedComparison(Filming, Task):
                 intro.append(f"Every clip shows the same {surface} and different objects.")
             intro.append("Each object slides in a straight line at a constant speed.")
             if any(p.stage is not None and p.stage.shot.moving for p in scene.clips):
-                intro.append("The camera pans during each clip.")
+                where = SETTINGS[scene.family].surface
+                intro.append(f"The camera pans during each clip; the flat coloured marks on the {where} stay put.")
         return intro
 
     def times(self, scene: Scene) -> list[list[float]]:
