@@ -176,8 +176,8 @@ def test_scenes_do_not_share_pictures(task):
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_steps_call_the_gap_what_the_family_makes_it(family):
-    """A late bus has a delay and a dear receipt an overcharge, not a shortfall; a counted item is "doughnut 1",
-    not "the doughnut 1"."""
+    """A late bus has a delay and a dear receipt an overcharge, not a shortfall; a speed limit is a limit, not a
+    promise; a counted item is "doughnut 1", not "the doughnut 1"."""
     task = make_task("yes_but", family=family)
     fam = FAMILIES[family]
     for index in (0, 1):  # one pair and two
@@ -185,6 +185,7 @@ def test_steps_call_the_gap_what_the_family_makes_it(family):
         for seed in range(4):  # the templates' phrasings
             steps = render_steps(task, facts, n_images, np.random.default_rng(seed))
             assert fam.gap_noun in steps.summary and fam.gap_noun in steps.conclusion
+            assert fam.stated in steps.summary and "promise" not in steps.summary
             text = " ".join([steps.summary, steps.text2img, steps.img2img, steps.conclusion])
             assert "falls short" not in text
             if family in LATER | {"wet_floor"}:

@@ -146,6 +146,7 @@ class Family:
     by: ClassVar[str] = "short by"  # how a pair misses its promise, before the amount
     claim: ClassVar[str] = "promises"  # what a YES panel does with its value ("sets a limit of")
     gap_noun: ClassVar[str] = "shortfall"  # what the steps call a gap ("the delay", "the overcharge")
+    stated: ClassVar[str] = "the promised amount"  # what the steps call a YES panel's value ("the limit")
 
     def unit(self, pair: Pair) -> tuple[str, str]:
         return self.units
@@ -219,6 +220,7 @@ def draw_item(cv: Canvas, kind: str, x: float, y: float, r: float, mid: int, col
 
 class BoxCount(Family):
     name = "box_count"
+    stated = "the count printed on the box"
     step = 1
     gaps = (1, 7)
     promises = (9, 20)
@@ -346,6 +348,7 @@ def _inside(p: tuple[int, int], cx: float, cy: float, rx: float, ry: float) -> b
 
 class MenuPhoto(Family):
     name = "menu_photo"
+    stated = "the number in the menu photo"
     step = 1
     gaps = (1, 7)
     promises = (8, 13)
@@ -442,6 +445,7 @@ PRODUCTS = {  # name -> (package colour, contents colour)
 
 class NetWeight(Family):
     name = "net_weight"
+    stated = "the net weight on the label"
     step = 10
     gaps = (20, 80)
     promises = (250, 1000)
@@ -532,6 +536,7 @@ def hand_angle(mask: np.ndarray, mid: int, cx: float, cy: float) -> float:
 
 class Timetable(Family):
     name = "timetable"
+    stated = "the time in the timetable"
     step = 5
     gaps = (10, 40)
     promises = (6 * 60, 21 * 60 + 55)
@@ -700,6 +705,7 @@ GOODS = {
 
 class SalePrice(Family):
     name = "sale_price"
+    stated = "the sale price"
     step = 50  # cents
     gaps = (50, 350)
     promises = (149, 1499)  # the span of sale tags over GOODS (1.49 to 14.99); each good draws from its own
@@ -815,6 +821,7 @@ DRINKS = {"orange juice": (250, 160, 30), "milk": (248, 248, 244), "apple juice"
 
 class FillVolume(Family):
     name = "fill_volume"
+    stated = "the volume on the label"
     step = 50
     gaps = (50, 350)
     promises = (450, 1000)
@@ -910,6 +917,7 @@ class FillVolume(Family):
 # -- 7. 'one size fits all' versus a short strap ---------------------------------------------------------------------
 class FitsAll(Family):
     name = "fits_all"
+    stated = "the length the label claims"
     step = 5
     gaps = (15, 45)
     promises = (80, 140)
@@ -1018,6 +1026,7 @@ def fresh_package(cx: float, package: str) -> list[tuple[float, float]]:
 
 class FreshDate(Family):
     name = "fresh_date"
+    stated = "the best-before date"
     step = 1
     gaps = (2, 8)
     promises = (1, 334)  # best-before dates from January to November; the calendar may show the next month
@@ -1146,6 +1155,7 @@ def cv_mask_circle(cv: Canvas, x: float, y: float, r: float, mid: int) -> None:
 # -- 9. a speed limit versus the speedometer -------------------------------------------------------------------------
 class SpeedLimit(Family):
     name = "speed_limit"
+    stated = "the limit"
     step = 10
     gaps = (10, 70)
     promises = (30, 120)
@@ -1252,6 +1262,7 @@ SECTIONS = ("DAIRY", "BAKERY", "DRINKS", "SNACKS", "PASTA", "FRUIT", "CEREAL", "
 
 class WetFloor(Family):
     name = "wet_floor"
+    stated = "the sign's aisle"
     step = 1
     gaps = (1, 7)
     promises = (1, 24)

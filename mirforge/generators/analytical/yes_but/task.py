@@ -209,6 +209,7 @@ class YesBut(Task):
             "answer_text": question.options[question.answer],
             "clock": bool(fam.cyclic),
             "gap_noun": fam.gap_noun,
+            "stated": fam.stated,
         }
 
 
