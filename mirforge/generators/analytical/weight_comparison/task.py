@@ -529,7 +529,7 @@ def _height(scene: Scene, i: int) -> float:
     ext = model(scene.kinds[i], scene.variants[i]).extents
     scale = min(scene.sizes[i] / max(ext), 0.6 / ext[2])
     if any(i in pan and len(pan) == 2 for comp in scene.comparisons for pan in comp):
-        scale = min(scale, 0.34 / max(ext[0], ext[1]))
+        scale = min(scale, 0.3 / max(ext[0], ext[1]))
     return scale * ext[2]
 
 
