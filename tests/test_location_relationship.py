@@ -298,3 +298,19 @@ def test_bad_config_names_the_field():
         make_task("location_relationship", depth_margin="0.5,0,0.3")
     with pytest.raises(InputError, match="location_relationship.n_options"):
         make_task("location_relationship", n_options=3)
+
+
+def test_twins_are_counted_in_plain_plurals():
+    """ "two identical chests of drawers", not "chest of drawerses"; the head word takes the plural."""
+    from mirforge.generators.common import plural
+
+    cases = {
+        "chest of drawers": "chests of drawers",
+        "glass of juice": "glasses of juice",
+        "bookshelf": "bookshelves",
+        "shoe box": "shoe boxes",
+        "mug": "mugs",
+        "toy": "toys",
+        "fish": "fish",
+    }
+    assert {noun: plural(noun) for noun in cases} == cases

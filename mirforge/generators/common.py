@@ -28,6 +28,28 @@ def object_name(color: str, shape: str) -> str:
     return f"{color} {SHAPE_NOUNS[shape]}"
 
 
+SAME_PLURAL = frozenset({"fish", "starfish", "sheep"})
+
+
+def plural(noun: str) -> str:
+    """A noun's plural, its head word inflected: "mug" -> "mugs", "glass" -> "glasses", "shelf of books" ->
+    "shelves of books", "chest of drawers" -> "chests of drawers", "fish" -> "fish"."""
+    words = noun.split(" ")
+    head = next((i - 1 for i, w in enumerate(words) if i and w in ("of", "with")), len(words) - 1)
+    word = words[head]
+    if word in SAME_PLURAL:
+        return noun
+    if word.endswith(("s", "x", "z", "ch", "sh")):
+        words[head] = word + "es"
+    elif word.endswith("f"):
+        words[head] = word[:-1] + "ves"
+    elif word.endswith("y") and word[-2:-1] not in tuple("aeiou"):
+        words[head] = word[:-1] + "ies"
+    else:
+        words[head] = word + "s"
+    return " ".join(words)
+
+
 def draw_distinct(
     make: Callable[[], T], n: int, exclude: list[T], key: Callable[[T], Hashable] = lambda x: x, tries: int = 200
 ) -> list[T]:

@@ -36,6 +36,7 @@ import numpy as np
 
 from mirforge import LETTERS
 from mirforge.errors import Reject
+from mirforge.generators.common import plural
 from mirforge.generators.spatial.multiview import (
     CAMERA_DISTANCE,
     FAMILIES,
@@ -340,7 +341,7 @@ class LocationRelationship(Task):
         out: dict[str, Any] = {
             "kind": f["kind"],
             "twin": f["twin"],
-            "twins_plural": _plural(f["twin"]),
+            "twins_plural": plural(f["twin"]),
             "n_twins": N_WORDS[len(f["twins"])],
             "landmark": L,
             "n_views": len(seen),
@@ -687,10 +688,6 @@ def _image_list(n: int) -> str:
     return ", ".join(slots[:-1]) + " and " + slots[-1] if n > 1 else slots[0]
 
 
-def _plural(name: str) -> str:
-    return name + ("es" if name.endswith(("s", "x", "ch", "sh")) else "s")
-
-
 def _cue_phrase(cue: str, n_twins: int) -> str:
     if n_twins == 2:
         return {
@@ -708,7 +705,7 @@ def _cue_phrase(cue: str, n_twins: int) -> str:
 
 
 def _identity_text(twin: str, m: int, premise: list[dict[str, Any]]) -> str:
-    head = f"Among them are {N_WORDS[m]} identical {_plural(twin)}"
+    head = f"Among them are {N_WORDS[m]} identical {plural(twin)}"
     if m == 2:
         p = premise[0]
         return f"{head}; the one meant here is the {twin} {_cue_phrase(p['cue'], 2)} in Image {p['image'] + 1}."
