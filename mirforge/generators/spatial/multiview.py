@@ -247,12 +247,13 @@ FAMILY_FLOORS: dict[str, tuple[str, ...]] = {
     "yard": ("concrete",),
     "shapes": ("studio",),
 }
-PLACES = {  # where the objects stand, as the text says it
-    "tabletop": "on a table",
-    "room": "on the floor of a room",
+PLACES = {  # where the objects stand, as the text says it: what the floor shows (every floor runs to the horizon, so
+    # no table edge or room wall is ever in the picture)
+    "tabletop": "on a wooden surface",
+    "room": "on a floor",
     "toys": "on a play mat",
     "yard": "in a paved yard",
-    "shapes": "on a table",
+    "shapes": "on a plain surface",
 }
 CAMERA_DISTANCE = (2.7, 3.1)  # in table radii: closer than camera_ring's default, so everyday objects fill more
 KIND_TRIES = 4  # draws of kinds (cheap) before a scene is given up
