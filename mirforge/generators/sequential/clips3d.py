@@ -257,7 +257,8 @@ def shoot_from(
 # kinds with a handle on one side (+x of the model): seen from behind the body the handle is hidden, and a mug
 # without a handle reads as a cup or a can
 SIDE_HANDLED = frozenset({"mug", "cup", "kettle", "teapot"})
-HANDLE_SPREAD = math.radians(50)  # how far from the camera's left or right the handle may point
+HANDLE_SPREAD = math.radians(25)  # how far from the camera's left or right the handle may point (at 50 degrees a
+# handle turned away hid behind the body: a mug read as a tumbler)
 
 
 def turned(rng: np.random.Generator, kind: str, right: np.ndarray) -> float:
