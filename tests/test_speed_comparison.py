@@ -226,7 +226,7 @@ def test_the_steps_distances_and_rates_follow_from_what_they_write():
             for tiles, dt, rate in re.findall(
                 r"about ([\d.]+) tiles .*? in ([\d.]+) s, \w+(?: to)? ([\d.]+) tiles/s", img2img
             ):
-                assert f"{float(tiles) / float(dt):.1f}" == rate, (tiles, dt, rate)
+                assert f"{float(tiles) / float(dt) + 1e-9:.1f}" == rate, (tiles, dt, rate)  # half a tenth up
                 checked += 1
     assert checked >= 30, checked
 
