@@ -20,6 +20,7 @@ from functools import cached_property
 import cv2
 import numpy as np
 
+from mirforge.generators.common import plural
 from mirforge.generators.sequential import paint
 from mirforge.render.canvas2d import solid
 
@@ -231,7 +232,7 @@ def underwater(rng: np.random.Generator, s: int) -> Picture:
         x = s * float(rng.uniform(0, 1))
         mask, at = paint.poly_mask([(x, 0), (x + s * 0.06, 0), (x + s * 0.2, s * 0.7), (x + s * 0.1, s * 0.7)])
         paint.blend(img, mask, (200, 240, 250), 0.12, at=at)
-    pic.note("blue water", (0, 0, s, s * 0.75), background=True)
+    pic.note("blue water", (0, 0, s, s), background=True)  # all of it: the floor and all else are drawn over it
     floor = s * float(rng.uniform(0.72, 0.82))
     sand = _rgb(rng, (200, 180, 130), 10)
     xs = np.linspace(0, s, 9)
@@ -626,25 +627,13 @@ def _counted(name: str, whole: list[bool]) -> str:
     if len(whole) == 1 or article not in ("a", "an"):
         return name if any(whole) else _part(name)
     n, cut = len(whole), whole.count(False)
-    head = f"{NUMBERS.get(n, str(n))} {_plural(noun)}"
+    head = f"{NUMBERS.get(n, str(n))} {plural(noun)}"
     if cut == 0:
         return head
     return f"{head} ({'all' if cut == n else NUMBERS.get(cut, str(cut))} of them in part)"
 
 
 NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
-SAME_PLURAL = {"fish", "starfish"}
-
-
-def _plural(noun: str) -> str:
-    """ "fish" -> "fish", "block of houses" -> "blocks of houses", "shelf of books" -> "shelves of books"."""
-    words = noun.split(" ")
-    head = next((i - 1 for i, w in enumerate(words) if w in ("of", "with")), len(words) - 1)
-    word = words[head]
-    if word in SAME_PLURAL:
-        return noun
-    words[head] = word[:-1] + "ves" if word.endswith("f") else word + "s"
-    return " ".join(words)
 
 
 def _count(labels: np.ndarray, n: int) -> np.ndarray:

@@ -16,8 +16,13 @@ cell is told apart by one landmark of its own. The level's grid is used by every
 - ``missing`` (levels 2, 3): Image 1 the picture with one cell blanked out; Images 2 to 5 candidate tiles (option
   images). Distractors are other cells' tiles (level 2) or crops half a cell off the grid, laid out as a 2 x 2 block
   of half-cell steps with the true tile at a random corner (level 3, an inner hole so that every corner fits), so
-  no candidate is the others' consensus; the hole is an inner cell whose tile shows more detail than a drawn number
-  (0 to 3) of its near misses, so the busiest candidate is the answer no more often than the others.
+  no candidate is the others' consensus; at level 3 the hole is an inner cell whose tile shows more detail than a
+  drawn number (0 to 3) of its near misses, so the busiest candidate is the answer no more often than the others.
+  No wrong tile is ruled out by its colour alone: none lies further from the mean colour around the hole than the
+  true tile by more than COLOUR_MARGIN, and a drawn number (0 to 3) of them lie nearer it (see
+  :func:`_colour_gaps`), so the candidate of the nearest colour is the answer one time in four, and only the edges
+  and what they show tell. (Drawn from any clearly wrong tile, a patch of sky was offered for a hole in a meadow,
+  and the nearest colour found the answer in 43% of 201 questions, 50% at level 2.)
 - ``neighbour`` (level 3): Image 1 one tile; Images 2 to 5 candidate tiles (option images); which one joins it on
   the named side? No picture is shown: only the edges tell. The answer is a neighbour of the reference, so an inner
   cell is the answer more often than a corner; distractor cells are drawn in the same proportion (see
@@ -29,13 +34,17 @@ The verifier works on the rendered images only: it shrinks a tile to a cell and 
 absolute difference), pastes a candidate into the hole and measures the colour jump around it, or measures the jump
 across a seam. The best option must beat the runner-up by the factor ``margin`` and by ``min_gap`` grey levels, or the
 scene is rejected; ``ask`` draws distractors that pass this test on the picture itself, so the loop rarely rejects.
+The reasoning steps say what a person checks instead of these numbers (see :func:`_seam_reading`): which things run
+on across the border of the hole or a seam, and where a wrong candidate shows another thing against them, or jumps
+in brightness or colour.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import permutations
+from itertools import combinations, permutations
 from typing import Any
 
 import cv2
@@ -58,10 +67,35 @@ ROWS = {2: ("top", "bottom"), 3: ("top", "middle", "bottom"), 4: ("top", "upper 
 COLS = {2: ("left", "right"), 3: ("left", "centre", "right"), 4: ("far left", "left", "right", "far right")}
 HOLE = (128, 128, 128)
 HOLE_EDGE = (40, 40, 40)
+DETAIL_STEP = 7  # :func:`_detail` looks at a tile shrunk to 64 x 64 pixels, blocks of 7: half cells and pixel-art
+# blocks (28) are whole blocks, so every crop's detail is read off one shrunk drawing
+WINDOWS = 32  # a missing tile: windows of one drawing tried (see :func:`_picture`) before a scene is given up
 NEIGHBOUR_DRAWS = 24  # distractor triples drawn per reference tile and side before the next pair is tried
 PLAIN_STD = 6.0  # below this colour spread (per channel) a tile shows nothing to place it by
+# a wrong missing tile's mean colour lies no further (RGB distance) from the mean colour around the hole than the
+# true tile's by more than this, so no candidate is ruled out by its colour alone (sky offered for a meadow)
+COLOUR_MARGIN = 16.0
 LEVEL_KINDS = (("where2", "arrangement"), ("where2", "missing"), ("missing", "neighbour"))
 SIDES = {"right": (0, 1), "left": (0, -1), "below": (1, 0), "above": (-1, 0)}
+PLACES = {"top": "above the hole", "bottom": "below the hole", "left": "left of the hole", "right": "right of the hole"}
+BACKGROUND = "open land"  # what a pixel shows that no element was noted for: a map's land, the only such pixels
+ALONG_NAMES = {"a grid of streets": "a street"}  # a thing seen along an edge, where its caption name says too much
+BREAK = 0.15  # a stretch of a hole's border this long (share of the side) where a candidate shows another thing
+SHADE = 12.0  # grey levels: a candidate's edge this much darker or lighter than the picture next to it is said so
+HUE = 20.0  # RGB distance: an edge this far from the colour next to it, at about its brightness, is another colour
+EDGES = {"right": "right", "left": "left", "below": "bottom", "above": "top"}  # a tile's edge on that side
+OPPOSITE = {"right": "left", "left": "right", "below": "above", "above": "below"}
+PARTS = (  # the parts of a 3 x 3 split of a tile, in reading order
+    "in its top left corner",
+    "along its top",
+    "in its top right corner",
+    "along its left side",
+    "in its middle",
+    "along its right side",
+    "in its bottom left corner",
+    "along its bottom",
+    "in its bottom right corner",
+)
 SIDE_WORDS = {
     "right": "directly to the right of",
     "left": "directly to the left of",
@@ -115,7 +149,9 @@ class Scene:
     # level 3, drawn per index (balanced), 0 to 3: for a missing tile, how many near misses show less detail than the
     # true tile; for a neighbour, how many distractors look more like the reference tile than the answer does
     rank: int
-    apart: int  # level 3's neighbour: how many candidates look less like the other candidates than the answer (0 to 3)
+    # level 3's neighbour: how many candidates look less like the other candidates than the answer (0 to 3); a missing
+    # tile (levels 2 and 3): how many wrong tiles lie nearer the mean colour around the hole than the true tile
+    apart: int
 
 
 class ImagePuzzle(Task):
@@ -124,7 +160,7 @@ class ImagePuzzle(Task):
     description = "Restore a picture cut into tiles: where tiles belong, which fills a hole, which joins another"
     Config = ImagePuzzleConfig
     needs = Needs(renderer=None, cost=0.8)
-    variants = 2 * 4 * 4  # the level's question kind, and level 3's ranks of the answer (Scene.rank, Scene.apart)
+    variants = 2 * 4 * 4  # the level's question kind, and the ranks of the answer (Scene.rank, Scene.apart)
 
     def knobs(self, level: int) -> dict[str, Any]:
         i = self.levels.index(level)
@@ -150,15 +186,16 @@ class ImagePuzzle(Task):
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
         g = scene.grid
-        pic = _picture(scene.family, scene.style, scene.seed, g) if scene.kind != "arrangement" else None
+        # the picture at its first window (a missing tile tries windows of its own)
+        pic = _picture(scene.family, scene.style, scene.seed, g, 0) if scene.kind in ("where2", "neighbour") else None
         if pic is not None and scene.kind == "where2":
             facts, options = self._ask_where2(scene, pic, rng, slot)
             text = (
                 f"<image> shows a picture divided into a {g} x {g} grid. <image> and <image> are two tiles cut out of "
                 "it along the grid lines. Which cells do the two tiles come from?"
             )
-        elif pic is not None and scene.kind == "missing":
-            facts, options = self._ask_missing(scene, pic, rng, slot)
+        elif scene.kind == "missing":
+            facts, options = self._ask_missing(scene, rng, slot)
             cell = tuple(facts["cell"])
             text = (
                 f"<image> shows a picture divided into a {g} x {g} grid with one tile missing (the grey "
@@ -229,72 +266,143 @@ class ImagePuzzle(Task):
         }
         return facts, options
 
-    def _ask_missing(
-        self, scene: Scene, pic: Picture, rng: np.random.Generator, slot: int
-    ) -> tuple[dict[str, Any], list[str]]:
+    def _ask_missing(self, scene: Scene, rng: np.random.Generator, slot: int) -> tuple[dict[str, Any], list[str]]:
+        """The hole and its wrong tiles. Level 2: other cells' tiles (see :meth:`_other_cells`); drawn from any
+        clearly wrong cell, a patch of sky was offered for a hole in a meadow, and the candidate whose mean colour
+        was nearest the colour around the hole was the answer in 50% (n = 233). Level 3: near misses, which need a
+        hole that a block of half-cell steps fits around with the hole at any of its corners: an inner cell (at a
+        border the hole's corner of the block, and with it the answer, would be forced). The block's corner is
+        drawn before anything is looked at; the hole is then an inner cell whose block passes
+        :meth:`_near_block_fits`: kept by the all-shifts test alone, the true tile was the busiest candidate in 31%
+        and the least busy in 24%, and the candidate of the nearest colour was the answer in 36%. Few holes meet
+        all the ranks drawn, so several windows of the drawing are tried (see :func:`_picture`) before the scene is
+        given up."""
         g = scene.grid
         near = scene.level >= 3
-        # near misses need a hole that a block of half-cell steps fits around with the hole at any of its corners:
-        # an inner cell (at a border the hole's corner of the block, and with it the answer, would be forced)
+        corner = (int(rng.integers(2)), int(rng.integers(2))) if near else (0, 0)
         inner = range(1, g - 1) if near else range(g)
         cells = [(r, c) for r in inner for c in inner]
-        small = _small_picture(pic.img)
-        if near:
-            # the block's corner is drawn before anything is looked at; the hole is then an inner cell whose tile
-            # shows more detail than exactly ``rank`` of its near misses (drawn per index, balanced): kept by
-            # the all-shifts test alone, the true tile was the busiest candidate in 31% and the least busy in 24%
-            ka, kb = int(rng.integers(2)), int(rng.integers(2))
+        drawn = _drawing(scene.family, scene.style, scene.seed, g).img
+        grey = _detail_grey(drawn) if near else None  # every crop's detail at once: all lie on its 7-pixel grid
+        # and every window's small picture at once where windows lie on its g-pixel grid (g = 2 or 4: a part of the
+        # drawing shrunk g times is then the window's own small picture, to the last bit)
+        shrunk = _shrink(drawn, g) if PIXEL_BLOCK % g == 0 else None
+        for window in range(WINDOWS):
+            dy, dx = _offset(scene.seed, window)
+            img = drawn[dy : dy + TILE * g, dx : dx + TILE * g]  # the window, as _picture cuts it
+            small = _small_picture(img) if shrunk is None else shrunk[dy // g :, dx // g :][:TILE, :TILE]
             order = [cells[int(i)] for i in rng.permutation(len(cells))]
-            for cell in order:
-                true = (float(cell[0]), float(cell[1]))
-                block = [(true[0] + (a - ka) / 2, true[1] + (b - kb) / 2) for a in (0, 1) for b in (0, 1)]
-                detail = [_detail(_crop(pic.img, p)) for p in block]
-                mine = detail[block.index(true)]
-                if sum(d < mine for d in detail) == scene.rank and self._near_misses_clear(pic, small, cell):
+            if near:
+                trial = _Trial(img, small, grey[dy // DETAIL_STEP :, dx // DETAIL_STEP :])
+                cell = next((x for x in order if self._near_block_fits(trial, x, corner, scene)), None)
+                if cell is not None:
+                    true = (float(cell[0]), float(cell[1]))
+                    block = [
+                        (true[0] + (a - corner[0]) / 2, true[1] + (b - corner[1]) / 2) for a in (0, 1) for b in (0, 1)
+                    ]
+                    picked = [p for p in block if p != true]
                     break
             else:
-                raise Reject("no hole whose tile ranks as drawn in detail among its near misses")
-            hole = _cell_box(cell, g)
-            picked = [p for p in block if p != true]
+                found = self._other_cells(img, small, order, scene, rng)
+                if found is not None:
+                    cell, picked = found
+                    true = (float(cell[0]), float(cell[1]))
+                    break
         else:
-            cell = cells[int(rng.integers(len(cells)))]
-            if _plain(_tile(pic.img, cell)):
-                raise Reject("the missing tile is plain")
-            hole = _cell_box(cell, g)
-            holed = _holed(small, hole)
-            true = (float(cell[0]), float(cell[1]))
-            best = _seam_with_hole(holed, hole, _crop(pic.img, true))
-            others = [(float(r), float(c)) for r, c in cells if (r, c) != cell]
-            shuffled = (others[int(i)] for i in rng.permutation(len(others)))
-            picked = [
-                p
-                for p in shuffled
-                if _clear(best, _seam_with_hole(holed, hole, _crop(pic.img, p)), self.config)
-                and not _plain(_crop(pic.img, p))
-            ][:3]
-            if len(picked) < 3:
-                raise Reject("too few candidate tiles are clearly wrong for the hole")
+            raise Reject("no hole whose wrong tiles rank as drawn against the true tile")
         distractors = [picked[int(i)] for i in rng.permutation(3)]
         cands = place(true, distractors, slot)
         options = [f"Image {2 + i}" for i in range(4)]
-        facts = {"kind": "missing", "grid": g, "cell": list(cell), "candidates": [list(p) for p in cands]}
+        facts = {
+            "kind": "missing",
+            "grid": g,
+            "window": window,
+            "cell": list(cell),
+            "candidates": [list(p) for p in cands],
+        }
         return facts, options
 
-    def _near_misses_clear(self, pic: Picture, small: np.ndarray, cell: tuple[int, int]) -> bool:
-        """The cell's tile shows something, and every crop half a cell around it fits the hole clearly worse and
-        shows something too: all eight, whichever block is drawn, so that which corner of the block the answer takes
-        never decides whether a hole is kept."""
-        if _plain(_tile(pic.img, cell)):
-            return False
-        hole = _cell_box(cell, pic.size // TILE)
-        holed = _holed(small, hole)
+    def _near_block_fits(self, trial: _Trial, cell: tuple[int, int], corner: tuple[int, int], scene: Scene) -> bool:
+        """The block of half-cell steps with the hole's tile at ``corner`` makes a level 3 question: the true tile
+        shows more detail than exactly ``scene.rank`` near misses, exactly ``scene.apart`` of them lie nearer the
+        colour around the hole than it (see :func:`_colour_gaps`), and every crop half a cell around the hole is
+        clearly wrong, shows something and is of about the colour around the hole (see
+        :meth:`_near_misses_clear`)."""
         true = (float(cell[0]), float(cell[1]))
-        best = _seam_with_hole(holed, hole, _crop(pic.img, true))
+        block = [(true[0] + (a - corner[0]) / 2, true[1] + (b - corner[1]) / 2) for a in (0, 1) for b in (0, 1)]
+        k = block.index(true)
+        detail = [trial.detail(p) for p in block]
+        if sum(d < detail[k] for d in detail) != scene.rank:
+            return False
+        hole = _cell_box(cell, trial.img.shape[0] // TILE)
+        gaps = _colour_gaps(_holed(trial.small, hole), hole, [_square(trial.img, p) for p in block])
+        if sum(d < gaps[k] for d in gaps) != scene.apart:
+            return False
+        return self._near_misses_clear(trial.img, trial.small, cell)
+
+    def _other_cells(
+        self, img: np.ndarray, small: np.ndarray, order: list[tuple[int, int]], scene: Scene, rng: np.random.Generator
+    ) -> tuple[tuple[int, int], list[tuple[float, float]]] | None:
+        """The first hole in ``order`` (cells of the picture ``img``, shrunk: ``small``) with three other cells'
+        tiles that make a level 2 question, and those tiles (None if no hole has them). The hole's tile and theirs
+        show something; each fits the hole clearly worse than the true tile; none lies further from the colour
+        around the hole than the true tile by more than COLOUR_MARGIN, and exactly ``scene.apart`` lie nearer it
+        (so the nearest colour is the answer one time in four); and exactly ``scene.rank`` of the four candidates
+        stand further apart in colour from the other three than the true tile (see :func:`_odd_rank`): wrong tiles
+        of the colour around the hole alike, the true tile, with the hole's own things, was the odd one out in 33%
+        (n = 99)."""
+        g = img.shape[0] // TILE
+        tiles = {x: _square(img, x) for x in order}
+        shown = [x for x in order if not _plain(tiles[x])]
+        means = {x: np.array(cv2.mean(tiles[x])[:3]) for x in shown}
+        fitted: dict[tuple[tuple[int, int], int, int], np.ndarray] = {}  # tiles shrunk to a hole's size, once
+        for cell in shown:
+            hole = _cell_box(cell, g)
+            holed = _holed(small, hole)
+            ring = _ring_colour(holed, hole)
+            gaps = {x: float(np.linalg.norm(means[x] - ring)) for x in shown}
+            mine = gaps[cell]
+            close = [x for x in shown if gaps[x] < mine]
+            far = [x for x in shown if x != cell and mine <= gaps[x] <= mine + COLOUR_MARGIN]
+            if len(close) < scene.apart or len(far) < 3 - scene.apart:
+                continue
+            fits = [
+                (*a, *b)
+                for a in combinations(close, scene.apart)
+                for b in combinations(far, 3 - scene.apart)
+                if _odd_rank([means[x] for x in (cell, *a, *b)]) == scene.rank
+            ]
+            if not fits:
+                continue
+            size = (hole[2] - hole[0], hole[3] - hole[1])
+            seams = {}
+            for x in sorted({cell, *(x for fit in fits for x in fit)}):  # the seams these fits need, and only once
+                if (x, *size) not in fitted:
+                    fitted[(x, *size)] = _shrunk(tiles[x], hole)
+                seams[x] = _seam_with_hole(holed, hole, tiles[x], fitted[(x, *size)])
+            fits = [fit for fit in fits if all(_clear(seams[cell], seams[x], self.config) for x in fit)]
+            if fits:
+                return cell, [(float(r), float(c)) for r, c in fits[int(rng.integers(len(fits)))]]
+        return None
+
+    def _near_misses_clear(self, img: np.ndarray, small: np.ndarray, cell: tuple[int, int]) -> bool:
+        """The cell's tile shows something, and every crop half a cell around it fits the hole clearly worse, shows
+        something too and lies no further from the colour around the hole than the true tile by more than
+        COLOUR_MARGIN: all eight, whichever block is drawn, so that which corner of the block the answer takes never
+        decides whether a hole is kept."""
+        true = (float(cell[0]), float(cell[1]))
+        mine = _square(img, true)
+        if _plain(mine):
+            return False
+        hole = _cell_box(cell, img.shape[0] // TILE)
+        holed = _holed(small, hole)
+        best = _seam_with_hole(holed, hole, mine)
         ring = [(true[0] + a / 2, true[1] + b / 2) for a in (-1, 0, 1) for b in (-1, 0, 1) if (a, b) != (0, 0)]
-        return all(
-            _clear(best, _seam_with_hole(holed, hole, _crop(pic.img, p)), self.config) and not _plain(_crop(pic.img, p))
-            for p in ring
-        )
+        crops = [_square(img, p) for p in ring]
+        if not all(_clear(best, _seam_with_hole(holed, hole, t), self.config) and not _plain(t) for t in crops):
+            return False
+        gaps = _colour_gaps(holed, hole, [mine, *crops])
+        return _colour_fair(gaps[0], gaps[1:])
 
     def _ask_neighbour(
         self, scene: Scene, pic: Picture, rng: np.random.Generator, slot: int
@@ -347,8 +455,8 @@ class ImagePuzzle(Task):
 
     # -- rendering and verification ----------------------------------------------------------------------------
     def render(self, scene: Scene, question: Question) -> Rendered:
-        pic = _picture(scene.family, scene.style, scene.seed, scene.grid)
         g, f = scene.grid, question.facts
+        pic = _picture(scene.family, scene.style, scene.seed, g, f.get("window", 0))
         kind = f["kind"]
         small = _small_picture(pic.img)
         full = [0, 0, TILE, TILE]
@@ -442,7 +550,7 @@ class ImagePuzzle(Task):
     def step_facts(self, scene: Scene, question: Question, rendered: Rendered) -> dict[str, Any]:
         f = question.facts
         g = scene.grid
-        pic = _picture(scene.family, scene.style, scene.seed, g)
+        pic = _picture(scene.family, scene.style, scene.seed, g, f.get("window", 0))
         letters = "ABCD"
         out: dict[str, Any] = {
             "kind": f["kind"],
@@ -475,9 +583,11 @@ class ImagePuzzle(Task):
                 }
                 for t in range(2)
             ]
-            for p in out["pairs"]:
+            for t, p in enumerate(out["pairs"]):
                 p["best"] = min(p["cells"], key=lambda x: x["cost"])
                 p["other"] = max(p["cells"], key=lambda x: x["cost"])
+                other = next(tuple(c) for c in f["pairs"][t] if tuple(c) != tuple(f["cells"][t]))
+                p["differs"] = _cells_differ(pic, tuple(f["cells"][t]), other)
         elif f["kind"] in ("missing", "neighbour"):
             out["candidates"] = [
                 {"image": 2 + i, "letter": letters[i], "shows": tile_words(tuple(p)), "cost": m["costs"][i]}
@@ -489,11 +599,22 @@ class ImagePuzzle(Task):
                 out["cell"] = _cell_name(tuple(f["cell"]), g)
                 r, c = f["cell"]
                 out["around"] = _words(describe(pic, _around((r, c), g)), 3)
+                border = _hole_border(pic, tuple(f["cell"]), [tuple(p) for p in f["candidates"]], rendered.images)
+                out["keeps"] = [{**k, "place": PLACES[k["edge"]]} for k in border["keeps"][question.answer]]
+                out["breaks"] = [
+                    {"image": 2 + i, "place": PLACES[b["edge"]], **b}
+                    for i, b in enumerate(border["breaks"])
+                    if i != question.answer
+                ]
             else:
                 out["side"] = SIDE_WORDS[f["side"]]
-                out["edge"] = {"right": "right", "left": "left", "below": "bottom", "above": "top"}[f["side"]]
-                out["facing"] = {"right": "left", "left": "right", "below": "top", "above": "bottom"}[f["side"]]
+                out["edge"] = EDGES[f["side"]]
+                out["facing"] = EDGES[OPPOSITE[f["side"]]]
                 out["ref"] = tile_words(tuple(f["ref"]))
+                seam = _tile_seam(pic, tuple(f["ref"]), f["side"], [tuple(p) for p in f["candidates"]], question.answer)
+                out["along_ref"] = seam["context"]
+                out["keeps"] = seam["keeps"][question.answer]
+                out["breaks"] = [{"image": 2 + i, **b} for i, b in enumerate(seam["breaks"]) if i != question.answer]
         else:
             cuts = [(c // 2, c % 2) for c in range(4)]
             out["tiles"] = [{"image": k + 1, "shows": tile_words(cuts[c])} for k, c in enumerate(f["shown"])]
@@ -508,22 +629,56 @@ class ImagePuzzle(Task):
             ]
             out["best"] = out["opts"][question.answer]
             out["others"] = [o for i, o in enumerate(out["opts"]) if i != question.answer]
+            shown = [_tile(pic.labels, cuts[c]) for c in f["shown"]], [_tile(pic.img, cuts[c]) for c in f["shown"]]
+            truth = set(_seam_names(f["keys"][question.answer]))
+            for i, o in enumerate(out["opts"]):
+                if i != question.answer:
+                    # the seam of this arrangement that the picture breaks across most plainly (none of the right
+                    # one's: every wrong arrangement moves two tiles)
+                    name = max(set(_seam_names(f["keys"][i])) - truth, key=lambda x: m["seams"][x])
+                    o["seam"] = _arranged_seam(pic, *shown, name)
         return out
 
 
 # -- the picture and its tiles -----------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def _drawing(family: str, style: str, seed: int, grid: int) -> Picture:
+    """The drawing a picture at ``448 x grid`` pixels is a window of: one tile larger."""
+    return draw_picture(family, style, seed, TILE * grid + TILE)
+
+
 @lru_cache(maxsize=2)
-def _picture(family: str, style: str, seed: int, grid: int) -> Picture:
+def _picture(family: str, style: str, seed: int, grid: int, window: int = 0) -> Picture:
     """The picture at ``448 x grid`` pixels (drawn once for ask, render and the steps of an attempt): a window of a
-    drawing one tile larger, shifted by a whole number of pixel-art blocks drawn from the seed, so that where the
-    drawing's fixed lines (a floor, a horizon) cross the grid changes from picture to picture. Cut from the drawing
-    itself, a tile on the grid showed them at heights that a near miss half a cell off never did, and the tile was
-    told from its near misses without the picture (room pictures: 45% of level 3's missing tiles from the options
-    alone)."""
-    size = TILE * grid
-    drawn = draw_picture(family, style, seed, size + TILE)
-    dy, dx = (PIXEL_BLOCK * int(v) for v in np.random.default_rng([seed, 3]).integers(TILE // PIXEL_BLOCK, size=2))
-    return drawn.window(dy, dx, size)
+    drawing one tile larger, shifted by a whole number of pixel-art blocks drawn from the seed and ``window`` (the
+    questions that try several windows of one drawing number them from 0), so that where the drawing's fixed lines
+    (a floor, a horizon) cross the grid changes from picture to picture. Cut from the drawing itself, a tile on the
+    grid showed them at heights that a near miss half a cell off never did, and the tile was told from its near
+    misses without the picture (room pictures: 45% of level 3's missing tiles from the options alone)."""
+    return _drawing(family, style, seed, grid).window(*_offset(seed, window), TILE * grid)
+
+
+def _offset(seed: int, window: int) -> tuple[int, int]:
+    """Where the window ``window`` of a picture's drawing starts (row, column): whole pixel-art blocks."""
+    stream = np.random.default_rng([seed, 3] if window == 0 else [seed, 3, window])
+    dy, dx = (PIXEL_BLOCK * int(v) for v in stream.integers(TILE // PIXEL_BLOCK, size=2))
+    return dy, dx
+
+
+@dataclass(frozen=True)
+class _Trial:
+    """A window of a drawing tried for a level 3 missing tile: the window (a view), its small picture, and the
+    drawing's :func:`_detail_grey` from the window's corner on."""
+
+    img: np.ndarray
+    small: np.ndarray
+    grey: np.ndarray
+
+    def detail(self, at: tuple[float, float]) -> float:
+        """:func:`_detail` of the crop at ``at`` (cells), to the last bit, from the grey picture."""
+        y, x = (round(v * TILE) // DETAIL_STEP for v in at)
+        n = TILE // DETAIL_STEP
+        return _gradient(self.grey[y : y + n, x : x + n])
 
 
 def _small_picture(master: np.ndarray) -> np.ndarray:
@@ -561,8 +716,13 @@ def _tile(master: np.ndarray, cell: tuple[int, int]) -> np.ndarray:
 
 def _crop(master: np.ndarray, at: tuple[float, float]) -> np.ndarray:
     """The 448-pixel square whose top-left corner is ``at`` (row, column) in cells; half cells allowed."""
+    return _square(master, at).copy()
+
+
+def _square(master: np.ndarray, at: tuple[float, float]) -> np.ndarray:
+    """:func:`_crop` as a view, to measure and drop."""
     y0, x0 = round(at[0] * TILE), round(at[1] * TILE)
-    return master[y0 : y0 + TILE, x0 : x0 + TILE].copy()
+    return master[y0 : y0 + TILE, x0 : x0 + TILE]
 
 
 def _around(cell: tuple[int, int], g: int) -> tuple[float, float, float, float]:
@@ -586,8 +746,25 @@ def _plain(tile: np.ndarray) -> bool:
 
 def _detail(tile: np.ndarray) -> float:
     """How much a tile shows: its mean brightness gradient at 64 x 64 pixels."""
-    grey = cv2.cvtColor(cv2.resize(tile, (64, 64), interpolation=cv2.INTER_AREA), cv2.COLOR_RGB2GRAY).astype(np.float32)
-    return float(np.abs(np.diff(grey, axis=0)).mean() + np.abs(np.diff(grey, axis=1)).mean())
+    n = TILE // DETAIL_STEP
+    return _gradient(cv2.cvtColor(cv2.resize(tile, (n, n), interpolation=cv2.INTER_AREA), cv2.COLOR_RGB2GRAY))
+
+
+def _detail_grey(img: np.ndarray) -> np.ndarray:
+    """``img`` shrunk DETAIL_STEP times and made grey, as :func:`_detail` does to a tile: shrinking averages whole
+    blocks of DETAIL_STEP pixels, so a tile's part of it, where the tile starts on a block, is the tile's own."""
+    return cv2.cvtColor(_shrink(img, DETAIL_STEP), cv2.COLOR_RGB2GRAY)
+
+
+def _shrink(img: np.ndarray, k: int) -> np.ndarray:
+    """``img`` shrunk ``k`` times: each pixel the mean of a block of ``k x k``."""
+    h, w = img.shape[:2]
+    return cv2.resize(img, (w // k, h // k), interpolation=cv2.INTER_AREA)
+
+
+def _gradient(grey: np.ndarray) -> float:
+    g = grey.astype(np.float32)
+    return float(np.abs(np.diff(g, axis=0)).mean() + np.abs(np.diff(g, axis=1)).mean())
 
 
 def _clear(best: float, other: float, config: ImagePuzzleConfig) -> bool:
@@ -610,35 +787,282 @@ def _match_cost(small: np.ndarray, box: list[int], tile: np.ndarray) -> float:
     return float(np.abs(small[y0:y1, x0:x1].astype(np.float32) - _shrunk(tile, box)).mean())
 
 
-def _seam_with_hole(holed: np.ndarray, hole: list[int], tile: np.ndarray) -> float:
-    """Mean colour jump between the pasted tile's outer pixels and the picture's pixels next to the hole."""
+def _ring_colour(holed: np.ndarray, hole: list[int]) -> np.ndarray:
+    """The mean colour of the picture around the hole: a band an eighth of the hole's side wide (cut off at the
+    picture's edge), the colours a tile that fits the hole runs on from."""
     x0, y0, x1, y1 = hole
-    small = _shrunk(tile, hole)
-    pic = holed.astype(np.float32)
-    h, w = pic.shape[:2]
-    jumps = []
+    w = (x1 - x0) // 8
+    h, wide = holed.shape[:2]
+    outer = holed[max(0, y0 - w) : min(h, y1 + w), max(0, x0 - w) : min(wide, x1 + w)]
+    inner = holed[y0:y1, x0:x1]
+    n = outer.shape[0] * outer.shape[1] - inner.shape[0] * inner.shape[1]
+    return (np.array(cv2.sumElems(outer)[:3]) - np.array(cv2.sumElems(inner)[:3])) / n
+
+
+def _colour_gaps(holed: np.ndarray, hole: list[int], tiles: list[np.ndarray]) -> list[float]:
+    """How far each tile's mean colour lies from the mean colour around the hole (RGB distance)."""
+    ring = _ring_colour(holed, hole)
+    return [float(np.linalg.norm(np.array(cv2.mean(t)[:3]) - ring)) for t in tiles]
+
+
+def _odd_rank(colours: list[np.ndarray]) -> int:
+    """How many of the mean colours ``colours`` lie further from the mean of the others than the first one does."""
+    apart = [float(np.linalg.norm(c - np.mean([d for d in colours if d is not c], axis=0))) for c in colours]
+    return sum(a > apart[0] for a in apart)
+
+
+def _colour_fair(mine: float, others: list[float]) -> bool:
+    """Colour alone rules out none of the wrong tiles (colour gaps ``others``, see :func:`_colour_gaps`) beside the
+    true tile (``mine``): none lies further from the colour around the hole by more than COLOUR_MARGIN."""
+    return max(others) <= mine + COLOUR_MARGIN
+
+
+def _seam_with_hole(holed: np.ndarray, hole: list[int], tile: np.ndarray, fitted: np.ndarray | None = None) -> float:
+    """Mean colour jump between the pasted tile's outer pixels and the picture's pixels next to the hole (``fitted``:
+    the tile shrunk to the hole, if at hand)."""
+    return float(np.mean([np.abs(a - b).mean() for a, b in _border_lines(holed, hole, tile, fitted).values()]))
+
+
+def _border_lines(
+    holed: np.ndarray, hole: list[int], tile: np.ndarray, fitted: np.ndarray | None = None
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per side of the hole where the picture goes on: the outer pixels of ``tile`` shrunk into the hole (``fitted``,
+    if at hand), and the picture's pixels next to them."""
+    x0, y0, x1, y1 = hole
+    small = _shrunk(tile, hole) if fitted is None else fitted
+    h, w = holed.shape[:2]
+    lines = {}
     if y0 > 0:
-        jumps.append(np.abs(small[0] - pic[y0 - 1, x0:x1]).mean())
+        lines["top"] = (small[0], holed[y0 - 1, x0:x1].astype(np.float32))
     if y1 < h:
-        jumps.append(np.abs(small[-1] - pic[y1, x0:x1]).mean())
+        lines["bottom"] = (small[-1], holed[y1, x0:x1].astype(np.float32))
     if x0 > 0:
-        jumps.append(np.abs(small[:, 0] - pic[y0:y1, x0 - 1]).mean())
+        lines["left"] = (small[:, 0], holed[y0:y1, x0 - 1].astype(np.float32))
     if x1 < w:
-        jumps.append(np.abs(small[:, -1] - pic[y0:y1, x1]).mean())
-    return float(np.mean(jumps))
+        lines["right"] = (small[:, -1], holed[y0:y1, x1].astype(np.float32))
+    return lines
+
+
+def _hole_border(
+    pic: Picture, cell: tuple[int, int], cands: list[tuple[float, float]], images: list[np.ndarray]
+) -> dict[str, list[Any]]:
+    """:func:`_seam_reading` of the border of the hole: the picture next to the hole on each side where it goes on,
+    against the same edge of each candidate (``images``: the holed picture, then the candidates)."""
+    lut, names = _name_ids(pic)
+    outside = {side: lut[line] for side, line in _outside(pic.labels, cell).items()}
+    edges = [{side: lut[line] for side, line in _edges(pic.labels, p).items() if side in outside} for p in cands]
+    hole = _cell_box(cell, pic.size // TILE)
+    pixels = [_border_lines(images[0], hole, t) for t in images[1:]]
+    return _seam_reading(outside, edges, pixels, cands.index((float(cell[0]), float(cell[1]))), names)
+
+
+def _cells_differ(pic: Picture, cell: tuple[int, int], other: tuple[int, int]) -> dict[str, str]:
+    """Where the cell ``other`` plainly differs from ``cell`` (a tile's own cell, whose tile it is), part by part
+    of a 3 x 3 split: the part where most pixels show another thing (``how`` "shows": ``other`` shows ``now``
+    ``part`` where the tile shows ``was``, the pair of things met most there), if that is at least a quarter of the
+    part; else the part whose mean colour differs most, said by its brightness (``how`` "darker" or "lighter") or
+    colour ("colour")."""
+    lut, names = _name_ids(pic)
+    mine, theirs = (lut[_tile(pic.labels, c)] for c in (cell, other))
+    n = len(names)
+    edges = [round(TILE * j / 3) for j in range(4)]
+    parts = [(slice(edges[i], edges[i + 1]), slice(edges[j], edges[j + 1])) for i in range(3) for j in range(3)]
+    share = [float((mine[at] != theirs[at]).mean()) for at in parts]
+    k = int(np.argmax(share))
+    if share[k] >= 0.25:
+        differ = mine[parts[k]] != theirs[parts[k]]
+        pair = _most((mine[parts[k]] * n + theirs[parts[k]])[differ])
+        return {"how": "shows", "part": PARTS[k], "was": names[pair // n], "now": names[pair % n]}
+    ours, others = (_tile(pic.img, c).astype(np.float32) for c in (cell, other))
+    diffs = [others[at].mean(axis=(0, 1)) - ours[at].mean(axis=(0, 1)) for at in parts]
+    k = int(np.argmax([np.linalg.norm(d) for d in diffs]))
+    light = float(diffs[k] @ np.array([0.299, 0.587, 0.114]))
+    how = ("darker" if light < 0 else "lighter") if abs(light) >= SHADE else "colour"
+    return {"how": how, "part": PARTS[k]}
+
+
+def _arranged_seam(pic: Picture, labels: list[np.ndarray], tiles: list[np.ndarray], seam: str) -> dict[str, Any]:
+    """:func:`_seam_reading` of the seam ``seam`` ("2h1": Image 2 left of Image 1, "1v3": Image 1 above Image 3)
+    between two of the shown tiles (``labels`` and ``tiles``, in image order): what Image ``b`` shows along its edge
+    against Image ``a``'s, where the picture would run on."""
+    a, b = int(seam[0]), int(seam[2])
+    side = "right" if seam[1] == "h" else "below"
+    lut, names = _name_ids(pic)
+    ours, theirs = (lut[x] for x in _facing(labels[a - 1], labels[b - 1], side))
+    mine, others = (x.astype(np.float32) for x in _facing(tiles[a - 1], tiles[b - 1], side))
+    edge = EDGES[side]
+    # the picture runs on from Image a's edge into itself: what Image b shows is read against that
+    reading = _seam_reading(
+        {edge: ours}, [{edge: ours}, {edge: theirs}], [{edge: (mine, mine)}, {edge: (others, mine)}], 0, names
+    )
+    return {"a": a, "b": b, "edge": edge, "facing": EDGES[OPPOSITE[side]], **reading["breaks"][1]}
+
+
+def _tile_seam(
+    pic: Picture, ref: tuple[int, int], side: str, cands: list[tuple[float, float]], true: int
+) -> dict[str, Any]:
+    """:func:`_seam_reading` of the seam between the tile of cell ``ref`` and each candidate put on its ``side``,
+    and ``context``: what the reference tile shows along that edge (the two things that run along most of it)."""
+    lut, names = _name_ids(pic)
+    at = (float(ref[0]), float(ref[1]))
+    own, seen = _square(pic.labels, at), _square(pic.img, at)
+    edge = EDGES[side]
+    context = {edge: lut[_facing(own, own, side)[0]]}
+    edges, pixels = [], []
+    for p in cands:
+        edges.append({edge: lut[_facing(own, _square(pic.labels, p), side)[1]]})
+        ours, theirs = _facing(seen, _square(pic.img, p), side)
+        pixels.append({edge: (theirs.astype(np.float32), ours.astype(np.float32))})
+    line = context[edge]
+    things = [names[i] for i, n in Counter(line.tolist()).most_common(2) if n >= 0.1 * len(line)]
+    return {"context": _words(things, 2), **_seam_reading(context, edges, pixels, true, names)}
+
+
+def _seam_reading(
+    context: dict[str, np.ndarray],
+    edges: list[dict[str, np.ndarray]],
+    pixels: list[dict[str, tuple[np.ndarray, np.ndarray]]],
+    true: int,
+    names: list[str],
+) -> dict[str, list[Any]]:
+    """What a person checks along a seam, per candidate, where the candidate number ``true`` continues the picture:
+    ``context`` the names (indices into ``names``) along each side of what a candidate must continue, ``edges``
+    each candidate's names along its edge that meets it, ``pixels`` each candidate's edge pixels and the context's
+    pixels next to them (as seen, for the colours).
+
+    - ``keeps``: per candidate, per side, the things (the two that run along most of the side) that run on from the
+      context into the candidate's edge at the same places;
+    - ``breaks``: per candidate (None for the true one), where it breaks the picture most plainly: of the stretches
+      of a side (at least BREAK of it) where the context runs on into the true candidate but this one shows one
+      other thing against one thing of the context, the one whose colour jump adds up to most (``how`` "meets": it
+      shows ``now`` where the context shows ``was``, ``along`` where on the side); else the side whose colour jump
+      grows most over the true candidate's, said by its brightness (``how`` "darker" or "lighter"), its colour
+      ("colour") or, if neither differs, its lines ("lines"), against ``thing``, what runs along most of that side
+      of the context."""
+    keeps = []
+    for edge in edges:
+        kept = []
+        for side, line in context.items():
+            same = line[line == edge[side]]
+            things = [names[i] for i, n in Counter(same.tolist()).most_common(2) if n >= 0.1 * len(line)]
+            if things:
+                kept.append({"edge": side, "things": _words(things, 2)})
+        keeps.append(kept)
+    breaks: list[dict[str, str] | None] = []
+    for k, edge in enumerate(edges):
+        if k == true:
+            breaks.append(None)
+            continue
+        runs = []
+        for side, line in context.items():
+            mine, theirs = pixels[k][side]
+            step = len(mine) / len(line)
+            for a, b in _runs(line * len(names) + edge[side], (line == edges[true][side]) & (edge[side] != line)):
+                if b - a >= BREAK * len(line):
+                    jump = float(np.abs(mine - theirs)[round(a * step) : round(b * step)].mean())
+                    runs.append((jump * (b - a), side, a, b, int(line[a]), int(edge[side][a])))
+        if runs:
+            _, side, a, b, was, now = max(runs)
+            breaks.append(
+                {
+                    "how": "meets",
+                    "edge": side,
+                    "along": _along(side, a, b, len(context[side])),
+                    "was": names[was],
+                    "now": names[now],
+                    "was_does": "do" if _plural_name(names[was]) else "does",
+                    "now_meets": "meet" if _plural_name(names[now]) else "meets",
+                }
+            )
+            continue
+        jumps = {side: float(np.abs(mine - theirs).mean()) for side, (mine, theirs) in pixels[k].items()}
+        true_jumps = {side: float(np.abs(mine - theirs).mean()) for side, (mine, theirs) in pixels[true].items()}
+        side = max(jumps, key=lambda x: jumps[x] - true_jumps[x])
+        mine, theirs = pixels[k][side]
+        diff = mine.mean(axis=0) - theirs.mean(axis=0)
+        light = float(diff @ np.array([0.299, 0.587, 0.114]))
+        if abs(light) >= SHADE:
+            how = "darker" if light < 0 else "lighter"
+        else:
+            how = "colour" if np.linalg.norm(diff) >= HUE else "lines"
+        breaks.append({"how": how, "edge": side, "thing": names[_most(context[side])]})
+    return {"keeps": keeps, "breaks": breaks}
+
+
+def _plural_name(name: str) -> bool:
+    """Whether a thing's name is a plural ("green hills", "bubbles"): no article, and an s at its end."""
+    return name.split(" ")[0] not in ("a", "an", "the") and name.endswith("s")
+
+
+def _name_ids(pic: Picture) -> tuple[np.ndarray, list[str]]:
+    """The distinct names of a picture's elements (BACKGROUND last), and a lookup from a label to its name's index
+    (-1, no element, looks up the last entry): things of one name (two trees) read as one."""
+    names = list(dict.fromkeys(pic.names)) + [BACKGROUND]
+    lut = np.array([names.index(n) for n in pic.names] + [len(names) - 1])
+    return lut, [ALONG_NAMES.get(n, n) for n in names]
+
+
+def _outside(labels: np.ndarray, cell: tuple[int, int]) -> dict[str, np.ndarray]:
+    """The labels of the picture's pixels next to the cell, per side where the picture goes on."""
+    y0, x0 = cell[0] * TILE, cell[1] * TILE
+    y1, x1 = y0 + TILE, x0 + TILE
+    h, w = labels.shape
+    lines = {}
+    if y0 > 0:
+        lines["top"] = labels[y0 - 1, x0:x1]
+    if y1 < h:
+        lines["bottom"] = labels[y1, x0:x1]
+    if x0 > 0:
+        lines["left"] = labels[y0:y1, x0 - 1]
+    if x1 < w:
+        lines["right"] = labels[y0:y1, x1]
+    return lines
+
+
+def _edges(labels: np.ndarray, at: tuple[float, float]) -> dict[str, np.ndarray]:
+    """The labels along the four edges of the crop at ``at`` (cells)."""
+    square = _square(labels, at)
+    return {"top": square[0], "bottom": square[-1], "left": square[:, 0], "right": square[:, -1]}
+
+
+def _runs(values: np.ndarray, mask: np.ndarray) -> list[tuple[int, int]]:
+    """The stretches ``[a, b)`` of one value in ``values`` where ``mask`` holds throughout."""
+    cuts = np.flatnonzero((np.diff(values) != 0) | (np.diff(mask.astype(np.int8)) != 0)) + 1
+    bounds = [0, *cuts.tolist(), len(values)]
+    return [(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if mask[a]]
+
+
+def _most(values: np.ndarray) -> int:
+    """The most common value (the first of equals)."""
+    found, counts = np.unique(values, return_counts=True)
+    return int(found[int(np.argmax(counts))])
+
+
+def _along(side: str, a: int, b: int, n: int) -> str:
+    """Where the stretch ``[a, b)`` of a side ``n`` pixels long lies, in words."""
+    if b - a >= 0.8 * n:
+        return "all along it"
+    third = min(2, int(3 * (a + b) / 2 / n))
+    if side in ("top", "bottom"):
+        return ("on the left", "in the middle", "on the right")[third]
+    return ("at the top", "in the middle", "at the bottom")[third]
 
 
 def _edge_cost(a: np.ndarray, b: np.ndarray, side: str) -> float:
     """Mean colour jump across the seam when ``b`` is put on ``side`` of ``a``."""
-    if side == "right":
-        ea, eb = a[:, -1], b[:, 0]
-    elif side == "left":
-        ea, eb = a[:, 0], b[:, -1]
-    elif side == "below":
-        ea, eb = a[-1], b[0]
-    else:
-        ea, eb = a[0], b[-1]
+    ea, eb = _facing(a, b, side)
     return float(np.abs(ea.astype(np.float32) - eb.astype(np.float32)).mean())
+
+
+def _facing(a: np.ndarray, b: np.ndarray, side: str) -> tuple[np.ndarray, np.ndarray]:
+    """The edges that meet when ``b`` is put on ``side`` of ``a``: ``a``'s, then ``b``'s."""
+    if side == "right":
+        return a[:, -1], b[:, 0]
+    if side == "left":
+        return a[:, 0], b[:, -1]
+    if side == "below":
+        return a[-1], b[0]
+    return a[0], b[-1]
 
 
 def _seam_names(key: list[int]) -> list[str]:
