@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "d6267e3d5eafe282235d474fc7705c1a68f297482c546a8ea4548ffabec4a7b0",
-    ("all", 20, 3): "b4769b48d8cbd48e9b7d4f24902ef5f7ba0da07ab2e953130e87ac17052ff42f",
+    ("all", 3, 3): "7610a8edb4624c2140d42f59b4bed856135b5f1799c1b08f68787a71f314aa44",
+    ("all", 20, 3): "5313ee455917cc33dde8132f5e5c4590cd4bf90ceb5b9643419a783185edd648",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 
