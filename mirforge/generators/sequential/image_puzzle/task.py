@@ -634,8 +634,9 @@ class ImagePuzzle(Task):
             for i, o in enumerate(out["opts"]):
                 if i != question.answer:
                     # the seam of this arrangement that the picture breaks across most plainly (none of the right
-                    # one's: every wrong arrangement moves two tiles)
-                    name = max(set(_seam_names(f["keys"][i])) - truth, key=lambda x: m["seams"][x])
+                    # one's: every wrong arrangement moves two tiles); sorted, so a tie goes the same way in every
+                    # process (a set of strings iterates in the order of their salted hashes)
+                    name = max(sorted(set(_seam_names(f["keys"][i])) - truth), key=lambda x: m["seams"][x])
                     o["seam"] = _arranged_seam(pic, *shown, name)
         return out
 
