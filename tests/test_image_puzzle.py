@@ -219,6 +219,7 @@ def test_near_miss_candidates_form_a_block_with_the_answer_at_any_corner(task):
     assert len(ranks) == 4 and min(ranks.values()) >= 6, ranks  # every rank is found, the least detailed too
 
 
+@pytest.mark.slow
 def test_neighbour_distractors_are_placed_and_look_like_the_answers(task):
     """The answer is a neighbour of the reference tile, so an inner cell (four neighbours) is the answer twice as
     often as a corner, and neighbours look alike. Distractors drawn uniformly from the clearly wrong tiles made the
