@@ -300,7 +300,7 @@ def test_objects_of_one_kind_carry_a_colour_word(asked):
                 noun = model(obj.shape, obj.variant).painted_noun(obj.color)  # a painted cardboard box is a "box"
                 assert obj.name.endswith(" " + noun) and obj.name != noun
             else:
-                assert obj.name == model(obj.shape, obj.variant).noun  # "beach ball", not "ball" beside a football
+                assert obj.name == model(obj.shape, obj.variant).noun  # "beach ball", not "ball" beside a soccer ball
         assert len({o.name for o in scene.objects}) == len(scene.objects)
 
 

@@ -97,7 +97,7 @@ def test_part_area_and_model_bounds_read_from_the_arrays_equal_trimeshs_to_the_b
 
 
 def test_same_kind_and_variant_give_the_same_bytes_in_a_fresh_process():
-    pairs = [("mug", 0), ("teapot", 7), ("football", 2), ("flower pot", 12), ("globe", 4)]
+    pairs = [("mug", 0), ("teapot", 7), ("soccer ball", 2), ("flower pot", 12), ("globe", 4)]
     here = [digest(k, v) for k, v in pairs]
     script = (
         f"import sys, json; sys.path.insert(0, {str(Path(__file__).parent)!r}); from test_objects import digest; "
@@ -234,7 +234,7 @@ def test_the_coarse_catalogue_has_well_under_two_thirds_of_the_faces():
 
 
 def test_an_object_is_called_by_its_kind_or_where_the_kind_fits_others_by_its_style():
-    """ "Ball" also fits the basketball and the football that share its scenes, "bottle" the wine bottle, and a chest
+    """ "Ball" also fits the basketball and the soccer ball that share its scenes, "bottle" the wine bottle, and a chest
     of drawers is not what "cabinet" brings to mind: these are named by their style."""
     assert {model("ball", v).noun for v in variants("ball")} == {"rubber ball", "beach ball"}
     assert {model("bottle", v).noun for v in variants("bottle")} == {"water bottle", "soda bottle"}

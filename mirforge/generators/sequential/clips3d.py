@@ -117,7 +117,7 @@ SETTINGS: dict[str, Setting] = {
                 "traffic cone",
                 "stool",
                 "basketball",
-                "football",
+                "soccer ball",
                 "teddy bear",
                 "ball",
                 "flower pot",
@@ -130,7 +130,7 @@ SETTINGS: dict[str, Setting] = {
             noun="tiled floor (tiles 30 cm wide)",
             surface="floor",
             tile_word="tile",
-            alike=(("bucket", "trash bin"), ("basketball", "football", "ball"), ("stool", "chair")),
+            alike=(("bucket", "trash bin"), ("basketball", "soccer ball", "ball"), ("stool", "chair")),
         ),
     )
 }

@@ -220,7 +220,7 @@ FAMILY_KINDS: dict[str, tuple[str, ...]] = {
         "rubber duck",
         "ball",
         "basketball",
-        "football",
+        "soccer ball",
         "shoe box",
         "globe",
         "alarm clock",
@@ -236,7 +236,7 @@ FAMILY_KINDS: dict[str, tuple[str, ...]] = {
         "chair",
         "ball",
         "basketball",
-        "football",
+        "soccer ball",
     ),
 }
 # what the objects stand on (mirforge.render.look floors, all reaching the horizon): one is drawn per scene

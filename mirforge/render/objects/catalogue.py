@@ -73,7 +73,7 @@ class ObjectModel:
     @property
     def noun(self) -> str:
         """What a person calls it: its kind, or its style where the kind's word also fits other kinds (a beach ball
-        beside a football is not "the ball"), or the kind's own word for it where the kind's names only part of it
+        beside a soccer ball is not "the ball"), or the kind's own word for it where the kind's names only part of it
         ("potted plant")."""
         spec = REGISTRY[self.kind]
         fallback = self.style if spec.named_by_style else self.kind

@@ -54,7 +54,7 @@ def _sphere_patches(radius: float, faces: list[np.ndarray], steps: int) -> trime
 
 
 def truncated_icosahedron() -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """The football's 12 pentagons and 20 hexagons, as ordered vertex loops."""
+    """The soccer ball's 12 pentagons and 20 hexagons, as ordered vertex loops."""
     ico = trimesh.creation.icosahedron()
     verts, faces = ico.vertices, ico.faces
     edges = {tuple(sorted(e)) for f in faces for e in ((f[0], f[1]), (f[1], f[2]), (f[2], f[0]))}
@@ -79,9 +79,9 @@ def truncated_icosahedron() -> tuple[list[np.ndarray], list[np.ndarray]]:
 
 
 @kind(
-    "football",
+    "soccer ball",
     {
-        "football": (
+        "soccer ball": (
             (0.21, 0.23),
             [
                 {"body": "white rubber", "patches": "black rubber"},
@@ -91,7 +91,7 @@ def truncated_icosahedron() -> tuple[list[np.ndarray], list[np.ndarray]]:
         )
     },
 )
-def football(rng: np.random.Generator, style: str, h: float) -> Parts:
+def soccer_ball(rng: np.random.Generator, style: str, h: float) -> Parts:
     pentagons, hexagons = truncated_icosahedron()
     r = h / 2
     lift = (0, 0, r)
@@ -149,7 +149,7 @@ def basketball(rng: np.random.Generator, style: str, h: float) -> Parts:
         ),
     },
     fixed={"third": "yellow plastic", "cap": "white plastic"},
-    named_by_style=True,  # "ball" also fits the basketball and the football of the same scenes
+    named_by_style=True,  # "ball" also fits the basketball and the soccer ball of the same scenes
 )
 def ball(rng: np.random.Generator, style: str, h: float) -> Parts:
     r = h / 2
@@ -426,11 +426,12 @@ def teddy_bear(rng: np.random.Generator, style: str, h: float) -> Parts:
     fixed={"stem": "dark brown wood", "leaf": "leaf green fabric"},
 )
 def apple(rng: np.random.Generator, style: str, h: float) -> Parts:
-    r = h * rng.uniform(0.55, 0.62)
-    t = np.linspace(0, np.pi, 16)
-    # a sphere pinched in at both poles: dimples where the stem and the calyx sit
-    radius = r * np.sin(t) * (1 + 0.08 * np.cos(t))
-    z = -r * np.cos(t) * 0.9
+    r = h * rng.uniform(0.5, 0.55)
+    t = np.linspace(0, np.pi, 20)
+    # about as tall as wide, broadest at the shoulders and narrowing to the base (a squat, bottom-heavy sphere
+    # reads as a tomato), dimpled where the stem and the calyx sit
+    radius = r * np.sin(t) * (1 - 0.16 * np.cos(t))
+    z = -r * np.cos(t) * 0.95
     dip = 0.16 * r * np.exp(-((t / 0.35) ** 2)) + 0.22 * r * np.exp(-(((np.pi - t) / 0.35) ** 2))
     profile = np.c_[radius, z + np.where(t < np.pi / 2, dip, -dip)]
     profile[0, 0] = profile[-1, 0] = 0.0

@@ -51,7 +51,7 @@ SIZE_AT_30CM = 0.45
 SIZE_POWER = 0.6
 FAMILIES: dict[str, tuple[str, ...]] = {
     "kitchen": ("mug", "kettle", "teapot", "jar", "glass", "can", "bottle", "thermos", "wine bottle", "apple"),
-    "toys": ("ball", "basketball", "football", "rubber duck", "teddy bear", "toy car", "toy truck", "globe"),
+    "toys": ("ball", "basketball", "soccer ball", "rubber duck", "teddy bear", "toy car", "toy truck", "globe"),
     "household": ("alarm clock", "candle", "vase", "laptop", "shoe box", "flower pot", "table lamp", "bucket"),
 }
 # kinds that look alike on a pan (a green soda bottle and a green wine bottle): never two of one group in an instance

@@ -309,6 +309,19 @@ DISHES = {  # dish -> (piece, pieces, colour, radius)
 }
 
 
+_t = np.linspace(0, 2 * np.pi, 40, endpoint=False)
+STRAWBERRY = np.c_[  # unit outline, y down: an ellipse's upper half, a lower half narrowing towards the tip
+    0.95 * np.cos(_t) * np.where(np.sin(_t) > 0, 1 - 0.55 * np.sin(_t), 1.0),
+    np.where(np.sin(_t) > 0, 1.0, 0.6) * np.sin(_t),
+]
+SEEDS = ((-0.45, -0.1), (0.0, -0.15), (0.45, -0.1), (-0.25, 0.3), (0.25, 0.3), (0.0, 0.65))
+_leaf = np.linspace(0, 2 * np.pi, 10, endpoint=False) - np.pi / 2
+CROWN = np.c_[  # five pointed leaves round the stalk, flattened onto the berry's shoulders
+    np.where(np.arange(10) % 2 == 0, 0.7, 0.22) * np.cos(_leaf),
+    np.where(np.arange(10) % 2 == 0, 0.35, 0.12) * np.sin(_leaf) - 0.55,
+]
+
+
 def draw_piece(cv: Canvas, dish: str, x: float, y: float, r: float, mid: int) -> None:
     color = DISHES[dish][2]
     if dish == "sushi":
@@ -319,11 +332,11 @@ def draw_piece(cv: Canvas, dish: str, x: float, y: float, r: float, mid: int) ->
         cv.ellipse(x, y, r, r * 0.72, color, mid)
         for t in (-0.5, 0.0, 0.5):
             cv.line((x + t * r, y - r * 0.7), (x + t * r * 0.6, y - r * 0.2), shade(color, 0.8), 1)
-    elif dish == "strawberries":
-        cv.poly([(x - r, y - r * 0.5), (x + r, y - r * 0.5), (x, y + r)], color, mid)
-        cv.circle(x - r * 0.45, y - r * 0.4, r * 0.55, color, mid)
-        cv.circle(x + r * 0.45, y - r * 0.4, r * 0.55, color, mid)
-        cv.rect(x - r * 0.5, y - r * 1.0, x + r * 0.5, y - r * 0.7, (60, 150, 60))
+    elif dish == "strawberries":  # broad shoulders tapering to a rounded tip, pale seeds, a crown of leaves
+        cv.poly(STRAWBERRY * r + (x, y), color, mid)
+        for sx, sy in SEEDS:
+            cv.circle(x + sx * r, y + sy * r, max(1.0, 0.075 * r), (250, 224, 130))
+        cv.poly(CROWN * r + (x, y), (50, 140, 50))
     else:
         cv.circle(x, y, r, color, mid)
         cv.circle(x - r * 0.3, y - r * 0.3, r * 0.3, shade(color, 1.35))
