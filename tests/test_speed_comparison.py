@@ -128,6 +128,8 @@ def test_bad_config_names_the_field():
         make_task("speed_comparison", fps=1)
     with pytest.raises(InputError, match=r"speed_comparison.pixels_mislead_per_level: .* 0, 0.25, 0.5, 0.75 or 1"):
         make_task("speed_comparison", pixels_mislead_per_level="0,0.6,0.75")
+    with pytest.raises(InputError, match=r"speed_comparison.distance_mislead_per_level: .* 0, 0.25, 0.5, 0.75 or 1"):
+        make_task("speed_comparison", distance_mislead_per_level="0,0.75,0.3")
 
 
 def test_ranking_answer_is_not_the_centre_of_its_distractors():
@@ -178,20 +180,25 @@ def test_the_answer_stands_farthest_no_more_often_than_at_any_other_depth():
     assert max(abs(t - 60) for t in totals) <= 10, totals
 
 
+def ranking_pick(scene, question, values: dict[str, float]) -> int | None:
+    """The option a reader picks who ranks the objects by ``values`` (for a ranking: the option with the fewest pairs
+    the other way round; None on a tie)."""
+    keys = question.facts["keys"]
+    if scene.kind != "order":
+        best = (max if scene.kind == "fastest" else min)(values, key=values.get)
+        return keys.index(best) if best in keys else None
+    ranked = sorted(values, key=lambda n: -values[n])
+    flips = [sum(ranked.index(a) > ranked.index(b) for a, b in combinations(key, 2)) for key in keys]
+    return flips.index(min(flips)) if flips.count(min(flips)) == 1 else None
+
+
 def pixel_pick(scene, question, rendered) -> int | None:
-    """The option a reader picks who ranks the objects by pixels per second in the decoded frames, ignoring depth
-    (for a ranking: the option with the fewest pairs the other way round; None on a tie)."""
+    """The option a reader picks who ranks the objects by pixels per second in the decoded frames, ignoring depth."""
     rates = {}
     for name, track in rendered.measured["tracks"].items():
         px, times = np.asarray(track["px"], float), question.facts["times"][track["clip"]]
         rates[name] = float(np.linalg.norm(px[-1] - px[0])) / (times[-1] - times[0])
-    keys = question.facts["keys"]
-    if scene.kind != "order":
-        best = (max if scene.kind == "fastest" else min)(rates, key=rates.get)
-        return keys.index(best) if best in keys else None
-    by_pixels = sorted(rates, key=lambda n: -rates[n])
-    flips = [sum(by_pixels.index(a) > by_pixels.index(b) for a, b in combinations(key, 2)) for key in keys]
-    return flips.index(min(flips)) if flips.count(min(flips)) == 1 else None
+    return ranking_pick(scene, question, rates)
 
 
 def test_pixels_per_second_find_the_answer_no_more_often_than_a_guess_from_level_2():
@@ -206,6 +213,26 @@ def test_pixels_per_second_find_the_answer_no_more_often_than_a_guess_from_level
         hit = pixel_pick(scene, question, rendered) == question.answer
         found.append(hit)
         as_laid_out.append(hit != scene.mislead)
+    assert np.mean(as_laid_out) >= 0.9, np.mean(as_laid_out)
+    assert 0.1 <= np.mean(found) <= 0.4, np.mean(found)  # a guess: 0.25
+
+
+def test_distances_ignoring_the_frame_times_find_the_answer_no_more_often_than_a_guess_from_level_2():
+    """From level 2 each clip has its own frame times, but each clip's length was drawn so its objects cover a
+    similar stretch, so ranking by the distance covered between a clip's first and last shown frame, never reading a
+    time, found the answer in 79-91% of level 2's questions in every family. Now three scenes in four are laid out
+    so that distances pick a wrong option; measured over the floor in the decoded frames, they bear it out."""
+    task = make_task("speed_comparison", family="lanes")
+    found, as_laid_out = [], []
+    for index in (i for i in range(96) if i % 3):  # levels 2 and 3
+        scene, question, rendered = accepted(task, index, seed=9)
+        covered = {
+            name: float(np.linalg.norm(np.subtract(t["floor"][-1], t["floor"][0])))
+            for name, t in rendered.measured["tracks"].items()
+        }
+        hit = ranking_pick(scene, question, covered) == question.answer
+        found.append(hit)
+        as_laid_out.append(hit != scene.distance_misleads)
     assert np.mean(as_laid_out) >= 0.9, np.mean(as_laid_out)
     assert 0.1 <= np.mean(found) <= 0.4, np.mean(found)  # a guess: 0.25
 

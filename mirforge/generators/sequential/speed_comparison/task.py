@@ -15,7 +15,9 @@ Level 1 shows three frames of one clip. From level 2 the objects are split over 
 clips with their own frame times, two frames each, so every frame is needed: hiding one leaves the speeds of its
 clip's objects unknown, and the options are drawn so that another option then fits. Consecutive true speeds
 differ by at least ``speed_ratio``. From level 2, three 3D scenes in four are laid out so that ranking the objects
-by pixels per second, ignoring depth, picks a wrong option (``pixels_mislead_per_level``). Each clip is encoded to
+by pixels per second, ignoring depth, picks a wrong option (``pixels_mislead_per_level``), and three scenes in four
+(of every family) so that ranking them by the distance covered between a clip's first and last shown frame, ignoring
+how long each clip ran, picks a wrong option (``distance_mislead_per_level``). Each clip is encoded to
 an mp4 and the question's frames are extracted from the file; the verifier measures every object in the decoded
 frames (3D: carried to the floor through the camera of each frame), takes its speed as distance over time, and
 rejects measured speeds closer than ``min_measured_ratio``.
@@ -65,6 +67,11 @@ class SpeedComparisonConfig(ClipConfig):
     # Level 1 (one fixed camera, paths across the picture, speeds 1.6x apart) can hardly mislead: asking half of
     # its scenes to drove 88% of them to the lanes family
     pixels_mislead_per_level: tuple[float, ...] = per_level(0.0, 0.75, 0.75)
+    # From level 2 (clips of their own lengths): share of scenes where ranking by the distance covered between the
+    # shown frames, ignoring the times, picks a wrong option, in quarters. Left to chance, it found the answer in
+    # 79-91% of level 2's questions in every family (each clip's length is drawn so its objects cover 0.8-5 tiles,
+    # so a faster object mostly covers more), and the frame times went unread
+    distance_mislead_per_level: tuple[float, ...] = per_level(0.0, 0.75, 0.75)
     min_measured_ratio: float = 1.15  # the verifier rejects measured speeds closer than this
 
     def validate(self) -> None:
@@ -92,11 +99,12 @@ class SpeedComparisonConfig(ClipConfig):
             "must be above 1 and below every speed_ratio_per_level",
         )
         ensure(0.0 <= self.shared_kind_share <= 1.0, "shared_kind_share", "must be between 0 and 1")
-        ensure(
-            all(v in (0.0, 0.25, 0.5, 0.75, 1.0) for v in self.pixels_mislead_per_level),
-            "pixels_mislead_per_level",
-            "each share must be 0, 0.25, 0.5, 0.75 or 1 (it is balanced over the indices in quarters)",
-        )
+        for name in ("pixels_mislead_per_level", "distance_mislead_per_level"):
+            ensure(
+                all(v in (0.0, 0.25, 0.5, 0.75, 1.0) for v in getattr(self, name)),
+                name,
+                "each share must be 0, 0.25, 0.5, 0.75 or 1 (it is balanced over the indices in quarters)",
+            )
 
     @property
     def drawn_families(self) -> tuple[str, ...]:
@@ -142,6 +150,8 @@ class Scene:
     tile: float  # measuring units per tile: pixels (lanes) or metres
     pairs: tuple[tuple[int, int], ...] = ()  # ranking questions: the two rank pairs the distractors swap
     mislead: bool | None = None  # 3D: whether pixels per second must pick a wrong option (None: left to chance)
+    # several clips: whether the distance covered between the shown frames must pick a wrong option
+    distance_misleads: bool | None = None
 
 
 class SpeedComparison(Filming, Task):
@@ -157,7 +167,8 @@ class SpeedComparison(Filming, Task):
     # 38% of the time at level 1 (a long path across the picture fits where the view is wide) and the slowest
     # farthest 19%, which one frame and the question's word tell without any measuring. Times 4: the quarter that
     # says whether pixels mislead (drawn per attempt, a rejection redrew it: 87% of level 3's scenes misled for 75%
-    # asked, as pixels that agree with the truth are harder to lay out there).
+    # asked, as pixels that agree with the truth are harder to lay out there) and whether distances do (from the
+    # other end of the quarters, so each is right alone in a different quarter).
     variants = 240
 
     def knobs(self, level: int) -> dict[str, Any]:
@@ -170,6 +181,7 @@ class SpeedComparison(Filming, Task):
             "frames_per_clip": 3 if n_clips == 1 else 2,
             "kinds": list(KINDS[:2] if level == self.levels[0] else KINDS),
             "pixels_mislead": self.config.pixels_mislead_per_level[i],
+            "distance_mislead": self.config.distance_mislead_per_level[i],
         }
 
     def scene_knobs(self, scene: Scene) -> dict[str, Any]:
@@ -183,6 +195,7 @@ class SpeedComparison(Filming, Task):
             "camera_pan": any(stage.shot.moving for stage in stages),
             "new_viewpoint_per_clip": len(stages) > 1,
             "pixels_pick_wrong": scene.mislead,
+            "distances_pick_wrong": scene.distance_misleads,
         }
 
     # -- scene ----------------------------------------------------------------------------------------------
@@ -195,14 +208,16 @@ class SpeedComparison(Filming, Task):
         depth = v % k["n_objects"] if k["n_clips"] == 1 and kind != "order" and family != "lanes" else None
         share = k["pixels_mislead"]
         mislead = None if family == "lanes" or share == 0 else v // 60 < round(4 * share)
-        # the family, the kind, the answer's depth and whether pixels mislead stay as drawn: speeds and paths that do
-        # not fit are drawn again here, so a rejection never shifts the mix towards what is easy to lay out
+        share = k["distance_mislead"]
+        distance = None if k["n_clips"] == 1 or share == 0 else v // 60 >= 4 - round(4 * share)
+        # the family, the kind, the answer's depth and whether pixels and distances mislead stay as drawn: speeds
+        # and paths that do not fit are drawn again here, so a rejection never shifts the mix towards the easy ones
         for _ in range(LAYOUT_TRIES - 1):
             try:
-                return self._layout(rng, level, k, family, kind, depth, mislead)
+                return self._layout(rng, level, k, family, kind, depth, mislead, distance)
             except Reject:
                 continue
-        return self._layout(rng, level, k, family, kind, depth, mislead)
+        return self._layout(rng, level, k, family, kind, depth, mislead, distance)
 
     def _layout(
         self,
@@ -213,6 +228,7 @@ class SpeedComparison(Filming, Task):
         kind: str,
         depth: int | None,
         mislead: bool | None,
+        distance: bool | None,
     ) -> Scene:
         n, n_clips = k["n_objects"], k["n_clips"]
         fps = self.config.fps
@@ -238,11 +254,16 @@ class SpeedComparison(Filming, Task):
         if depth is not None and _depth_place(runners, clips[0], fps, self.image_size, kind) != depth:
             raise Reject("the answer does not stand at its drawn depth")
         runners = tuple(sorted(runners, key=lambda r: r.clip))
-        scene = Scene(family, level, runners, clips, kind, fps, tile, pairs, mislead)
+        scene = Scene(family, level, runners, clips, kind, fps, tile, pairs, mislead, distance)
         if kind != "order" and not self._distractor_sets(scene):
-            raise Reject("no set of options needs every frame" + ("" if mislead is None else " as pixels must"))
-        if kind == "order" and mislead is not None and self._pixels_pick_truth(scene) == mislead:
-            raise Reject("ranking by pixels does not " + ("miss" if mislead else "find") + " the true order")
+            raise Reject("no set of options needs every frame, with pixels and distances misleading as drawn")
+        if kind == "order":
+            for wrong, rates, what in (
+                (mislead, _pixel_rates(scene, self.image_size), "pixels per second"),
+                (distance, _distances(scene), "distances"),
+            ):
+                if wrong is not None and self._ranking_picks_truth(scene, rates) == wrong:
+                    raise Reject(f"ranking by {what} does not " + ("miss" if wrong else "find") + " the true order")
         return scene
 
     def _indices(self, last: int, frames: int) -> tuple[int, ...]:
@@ -357,10 +378,14 @@ class SpeedComparison(Filming, Task):
         by_speed = [r.name for r in sorted(scene.runners, key=lambda r: -r.speed)]
         correct = by_speed[0] if scene.kind == "fastest" else by_speed[-1]
         sets = [list(s) for s in combinations([n for n in by_speed if n != correct], self.config.n_options - 1)]
-        if scene.mislead is not None:
-            rates = _pixel_rates(scene, self.image_size)
-            pick = max if scene.kind == "fastest" else min
-            sets = [s for s in sets if (pick([correct, *s], key=rates.__getitem__) != correct) == scene.mislead]
+        pick = max if scene.kind == "fastest" else min
+        for wrong, rates in (
+            (scene.mislead, lambda: _pixel_rates(scene, self.image_size)),
+            (scene.distance_misleads, lambda: _distances(scene)),
+        ):
+            if wrong is not None:
+                by = rates()
+                sets = [s for s in sets if (pick([correct, *s], key=by.__getitem__) != correct) == wrong]
         if not self.requires_needed(scene.level) or len(scene.clips) == 1:
             return sets
         speeds = {r.name: r.speed for r in scene.runners}
@@ -373,11 +398,10 @@ class SpeedComparison(Filming, Task):
         truth = tuple(r.name for r in sorted(scene.runners, key=lambda r: -r.speed))
         return [truth, *(_swapped(truth, pair) for pair in (scene.pairs[:1], scene.pairs[1:], scene.pairs))]
 
-    def _pixels_pick_truth(self, scene: Scene) -> bool:
-        """Whether the ranking nearest the order by pixels per second (fewest pairs reversed) is the truth alone."""
-        rates = _pixel_rates(scene, self.image_size)
-        by_pixels = sorted(rates, key=lambda n: -rates[n])
-        flips = [_reversed_pairs(order, by_pixels) for order in self._rankings(scene)]
+    def _ranking_picks_truth(self, scene: Scene, rates: dict[str, float]) -> bool:
+        """Whether the ranking nearest the order by ``rates`` (fewest pairs reversed) is the truth alone."""
+        by_rate = sorted(rates, key=lambda n: -rates[n])
+        flips = [_reversed_pairs(order, by_rate) for order in self._rankings(scene)]
         return flips[0] < min(flips[1:])
 
     def _intro(self, scene: Scene) -> list[str]:
@@ -615,6 +639,15 @@ def _pixel_rates(scene: Scene, size: int) -> dict[str, float]:
             (a0, b0, a1, b1), (c0, d0, c1, d1) = layout.box(r.prop, 0), layout.box(r.prop, len(shown) - 1)
             rates[r.name] = math.hypot((c0 + c1 - a0 - a1) / 2, (d0 + d1 - b0 - b1) / 2) / (shown[-1] - shown[0])
     return rates
+
+
+def _distances(scene: Scene) -> dict[str, float]:
+    """Each object's distance in tiles between the first and the last shown frame of its clip: what a reader who
+    counts tiles but never reads the frame times compares."""
+    return {
+        r.name: r.speed * (scene.clips[r.clip].indices[-1] - scene.clips[r.clip].indices[0]) / scene.fps
+        for r in scene.runners
+    }
 
 
 def _reversed_pairs(order: tuple[str, ...], reference: list[str]) -> int:
