@@ -197,7 +197,7 @@ def test_near_miss_candidates_form_a_block_with_the_answer_at_any_corner(task):
     (drawn per index), so how busy a candidate looks does not pick it either. (The corner is drawn before the picture
     is looked at, and every half-cell shift around a hole is checked, whichever corner is drawn.)"""
     corners, ranks = Counter(), Counter()
-    for i in range(2, 480, 3):
+    for i in range(2, 540, 3):
         scene = task.sample(np.random.default_rng(i), 3, variant=i // 3 % 8)
         if scene.kind != "missing":
             continue

@@ -139,7 +139,10 @@ def landscape(rng: np.random.Generator, s: int) -> Picture:
     paint.polyline(img, path, (206, 184, 140), int(s * 0.02))
     pic.note("a path", (min(p[0] for p in path), ground, max(p[0] for p in path), s))
     # rows of alike trees and houses: the motifs repeat, so no cell has a landmark of its own
-    tree = _rgb(rng, (46, 118, 58), 10)
+    # a crown darker and bluer than the darkest meadow, rimmed and lit on one side: in the meadow's own green, the
+    # crowns vanished into its shaded half and only the trunks showed
+    tree = _rgb(rng, (30, 92, 52), 8)
+    rim, lit = paint.shade(tree, 0.55), paint.mix(tree, (150, 200, 110), 0.35)
     pine = rng.random() < 0.5
     for _ in range(int(rng.integers(7, 12))):
         y = s * float(rng.uniform(ground / s + 0.02, 0.95))
@@ -147,9 +150,14 @@ def landscape(rng: np.random.Generator, s: int) -> Picture:
         r = s * 0.025 * (0.6 + 0.8 * (y / s))
         paint.rounded_rect(img, (x - r * 0.18, y - r * 0.2, x + r * 0.18, y + r * 0.9), 1, (110, 74, 44))
         if pine:
-            paint.poly(img, [(x - r, y + r * 0.1), (x, y - 2.2 * r), (x + r, y + r * 0.1)], tree)
+            cone = [(x - r, y + r * 0.1), (x, y - 2.2 * r), (x + r, y + r * 0.1)]
+            paint.poly(img, cone, tree)
+            paint.poly(img, [(x - r * 0.55, y - r * 0.15), (x, y - 1.9 * r), (x - r * 0.1, y - r * 0.15)], lit)
+            paint.polyline(img, cone, rim, max(1, int(r * 0.12)), closed=True)
         else:
             paint.circle(img, (x, y - r * 0.6), r, tree)
+            paint.circle(img, (x - r * 0.3, y - r * 0.9), r * 0.45, lit)
+            paint.circle(img, (x, y - r * 0.6), r, rim, max(1, int(r * 0.12)))
         pic.note("a tree", (x - r, y - 2.2 * r, x + r, y + r))
     wall = _rgb(rng, ((230, 220, 200), (200, 90, 70), (240, 210, 150))[int(rng.integers(3))], 8)
     roof = _rgb(rng, (150, 60, 50), 10)
