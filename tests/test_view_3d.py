@@ -11,7 +11,7 @@ import pytest
 from mirforge.audit_images import consensus_scores, reduced
 from mirforge.audit_stats import Shortcut, judge
 from mirforge.errors import InputError, Reject
-from mirforge.generators.spatial.view_3d.task import FAMILIES, MIN_SIDE_PX, _pair, shape_word
+from mirforge.generators.spatial.view_3d.task import CELL, FAMILIES, MARGIN, MIN_SIDE_PX, _pair, shape_word
 from mirforge.render.objects.catalogue import model
 
 from conftest import accepted, ask_only, generate, make_task, record
@@ -115,6 +115,37 @@ def test_names_match_the_geometry(task):
                 assert obj.name == "box", obj
         assert len({o.name for o in scene.objects}) == len(scene.objects)
     assert boxes >= 3
+
+
+def test_each_written_conflict_names_the_cells_the_pixels_lie_in(task, hard):
+    """'spans pixels 57 to 105 from the front in the side view but 343 to 391 in this top view (rows y = 57 to 105)'
+    read as two readings that agree: each conflict now names the grid column or row on both sides, the seen one
+    that of the answer's layout, the other that of the candidate, and the pixel span lies in that cell."""
+    checked = 0
+    for scene, question, rendered in hard:
+        facts = task.step_facts(scene, question, rendered)
+        names, scale = facts["names"], task.image_size / (2 * (scene.grid * CELL / 2 + MARGIN))  # px per world unit
+        left, cell = MARGIN * scale, CELL * scale
+        answer_cols, answer_rows = question.facts["layouts"][question.answer]
+        for k, candidate in enumerate(facts["candidates"]):
+            cols, rows = question.facts["layouts"][k]
+            for conflict, truth, placed in (
+                (candidate["front_conflict"], answer_cols, cols),
+                (candidate["side_conflict"], answer_rows, rows),
+            ):
+                if conflict is None:
+                    continue
+                j = names.index(conflict["name"])
+                assert (conflict["seen_at"], conflict["candidate_at"]) == (truth[j] + 1, placed[j] + 1)
+                assert conflict["seen_at"] != conflict["candidate_at"]
+                for span, at in (
+                    (conflict["seen"], conflict["seen_at"]),
+                    (conflict["candidate"], conflict["candidate_at"]),
+                ):
+                    assert left + (at - 1) * cell - 2 <= span[0] < span[1] <= left + at * cell + 2, (conflict, cell)
+                checked += 1
+        assert "rows y =" not in record(generate(task, 1, seed=11))["img2img"]
+    assert checked >= 12, checked
 
 
 def test_regions_never_cite_a_sliver(hard):

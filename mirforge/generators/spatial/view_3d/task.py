@@ -240,9 +240,18 @@ class View3D(Task):
         front_order = sorted(names, key=lambda n: m["front_x"][n][0])
         side_order = sorted(names, key=lambda n: m["side_y"][n][0])
         boxes = {(r.image, r.name): r.box for r in rendered.regions}
+        layouts = question.facts["layouts"]
+        true_cols, true_rows = (dict(zip(names, axis, strict=True)) for axis in layouts[question.answer])
         candidates = []
-        for k, (cols, rows) in enumerate(question.facts["layouts"]):
-            front, side = _conflicts(m, k, ("front",)), _conflicts(m, k, ("side",))
+        for k, (cols, rows) in enumerate(layouts):
+            front = [
+                {**c, "seen_at": true_cols[c["name"]] + 1, "candidate_at": cols[names.index(c["name"])] + 1}
+                for c in _conflicts(m, k, ("front",))
+            ]
+            side = [
+                {**c, "seen_at": true_rows[c["name"]] + 1, "candidate_at": rows[names.index(c["name"])] + 1}
+                for c in _conflicts(m, k, ("side",))
+            ]
             cells = [
                 {"name": n, "col": c + 1, "row": r + 1, "box": boxes[(2 + k, n)]}
                 for n, c, r in sorted(zip(names, cols, rows, strict=True), key=lambda t: (t[1], t[2]))
@@ -267,7 +276,6 @@ class View3D(Task):
             "candidates": candidates,
             "correct": candidates[question.answer],
             "letters": LETTERS[: len(question.options)],
-            "size": self.image_size,
         }
 
 
