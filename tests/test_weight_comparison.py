@@ -201,3 +201,15 @@ def test_an_object_has_one_size_in_every_picture(task):
         assert all(len(h) == 1 for h in heights.values()), heights
         checked += 1
     assert checked >= 3
+
+
+def test_the_whole_balance_is_inside_the_frame(task):
+    """Both pans and their loads are drawn whole, a few pixels clear of every edge: a near camera turned a little
+    cut a pan off at the side of the picture."""
+    margin = 4
+    for i in (0, 4, 5, 8, 10, 17):  # each level; 5, 10 and 17 cut a pan before the camera was fitted
+        _, _, rendered = accepted(task, i, seed=4651)
+        size = rendered.images[0].shape[1]
+        for region in rendered.regions:
+            x0, y0, x1, y1 = region.box
+            assert min(x0, y0, size - x1, size - y1) >= margin, (i, region)

@@ -21,7 +21,7 @@ on which side of the post (their pixels), then runs the transitive closure of th
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -30,7 +30,7 @@ from mirforge.errors import Reject
 from mirforge.render.look import Backdrop, Look
 from mirforge.render.objects.catalogue import get_kind, model, variants
 from mirforge.render.objects.place import place as place_object
-from mirforge.render.scene3d import Object3D, Scene3D, orbit_camera
+from mirforge.render.scene3d import Camera, Object3D, Scene3D, orbit_camera
 from mirforge.task import Question, Region, Rendered, Task, TaskConfig, check_families, ensure, per_level, place
 
 QTYPES = ("heaviest", "lightest")
@@ -38,6 +38,8 @@ BEAM_HALF = 1.2
 PIVOT_Z = 1.7
 HANG = 0.8
 PAN_RADIUS = 0.45
+LOOK_AT = (0.0, 0.0, 1.1)  # the cameras' target, about the middle of the balance
+FRAME_MARGIN = 0.04  # of the half-frame (9 px at 448): the balance and its load keep this clear of every edge
 LEVEL_PX = 8.0  # pan height difference below this: balanced (a turned camera puts one pan a few pixels lower)
 TILT_PX = 24.0  # above this: tilted (a 9 degree tilt drops a pan ~40 px); in between the picture is ambiguous
 VARIANT_POOL = 3  # variants drawn per kind (each new variant costs a mesh build)
@@ -218,7 +220,7 @@ class WeightComparison(Task):
         relations = [_relation(c, _tilt_of(scene, c)) for c in scene.comparisons]
         if solve(qtype, n, relations, list(scene.options)) != scene.options[0]:
             raise Reject("comparisons do not decide the answer")
-        return scene
+        return replace(scene, cameras=_framed(scene))
 
     def ask(self, scene: Scene, rng: np.random.Generator, slot: int) -> Question:
         wrong = [scene.names[i] for i in scene.options[1:]]
@@ -254,7 +256,7 @@ class WeightComparison(Task):
             tilt = _tilt_of(scene, comp)
             objs, roles = _scale_objects(scene, comp, tilt, structure, pan_color)
             az, el, dist = scene.cameras[k]
-            cam = orbit_camera(az, el, dist, target=(0.0, 0.0, 1.1))
+            cam = orbit_camera(az, el, dist, target=LOOK_AT)
             (view,) = r.views(Scene3D(tuple(objs), look=Look(Backdrop(sky=backdrop))), [cam])
             images.append(view.rgb)
             pans = {}
@@ -522,6 +524,25 @@ def _chains(qtype: str, relations: list, answer: int, wrong: list[int], names: l
 
 
 # -- geometry -------------------------------------------------------------------------------------------------
+def _framed(scene: Scene) -> tuple[tuple[float, float, float], ...]:
+    """The drawn cameras, each moved back along its line of sight until its balance, both pans and their loads, lies
+    inside the frame: at the nearest distances a camera turned a few degrees cut the pan nearer it off at the side."""
+    cameras = []
+    for comp, (az, el, dist) in zip(scene.comparisons, scene.cameras, strict=True):
+        objs, _ = _scale_objects(scene, comp, _tilt_of(scene, comp), (0, 0, 0), (0, 0, 0))
+        corners = np.concatenate([o.corners() for o in objs])
+        while not _in_frame(corners, orbit_camera(az, el, dist, target=LOOK_AT)):
+            dist += 0.05
+        cameras.append((az, el, round(dist, 3)))
+    return tuple(cameras)
+
+
+def _in_frame(points: np.ndarray, cam: Camera) -> bool:
+    """Whether every point projects in front of ``cam`` and ``FRAME_MARGIN`` inside its frame."""
+    px, depth = cam.project(points, 2)  # a frame 2 wide: px - 1 is the normalised position, -1 to 1
+    return bool(np.all(depth > 0) and np.all(np.abs(px - 1) <= 1 - FRAME_MARGIN))
+
+
 def _height(scene: Scene, i: int) -> float:
     """Object ``i``'s height on the scale, the same in every picture: from its size, below the yoke over the pan,
     and, if it ever shares a pan, with its footprint within its half of the pan (a teapot drawn at half its height
