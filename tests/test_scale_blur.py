@@ -190,3 +190,23 @@ def test_a_windmill_s_height_is_said_to_run_to_its_sail_tip():
         assert ("tip of its highest sail" in question.text) == has
         seen.add(has)
     assert seen == {True, False}
+
+
+def test_the_first_object_leaves_the_device_s_marks_and_labels_clear(task):
+    """The first object stands beside the device, clear of its face and of every printed number: an object on the
+    device's labelled side stood on its numbers."""
+    drawn = 0
+    for index in range(60):
+        scene, _ = ask_only(task, index, seed=4651)
+        cv = task._backdrop(scene, scene.shots[0].ground)
+        try:
+            facts = task._device_image(cv, scene)
+        except Reject:
+            continue
+        obj = np.nonzero(cv.mask == 1)
+        for x0, y0, x1, y1 in [facts["device_box"], *(box for _, box in cv.texts)]:
+            inside = (obj[1] >= x0 - 2) & (obj[1] < x1 + 2) & (obj[0] >= y0 - 2) & (obj[0] < y1 + 2)
+            assert not inside.any(), (index, scene.device, (x0, y0, x1, y1))
+        assert all(0 <= box[0] and box[2] <= cv.size for _, box in cv.texts), index
+        drawn += 1
+    assert drawn >= 40, drawn

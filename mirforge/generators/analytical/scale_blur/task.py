@@ -65,6 +65,7 @@ DEVICES = {  # name -> (labelled length in cm, label every, tick every, unit, ra
 LOWEST = 5.0  # cm: the smallest target height asked about
 HIDDEN_RATIO = 10.0  # a hidden link could show its two objects at any height ratio up to this
 MAX_LINK = 5.0  # a drawn link: the taller object at most this many times the shorter
+LABEL_PX = 13  # the device's printed numbers and unit, right of its face
 
 
 @dataclass
@@ -297,12 +298,15 @@ class ScaleBlur(Task):
         ground = shot.ground
         obj_w = h * KINDS[scene.kinds[0]][0] * ppc
         dev_w = max(26.0, 0.09 * length * ppc) if scene.device != "ruler" else 40.0
+        labels = [_label(v, unit) for v in range(label_every, length + 1, label_every)]
+        # the printed numbers belong to the device: an object on its right stands clear of them, not of its face
+        dev_span = dev_w + 4 + max(cv.text_width(t, LABEL_PX) for t in [unit, *labels])
         gap = 30.0
-        total = obj_w + gap + dev_w
+        total = obj_w + gap + dev_span
         left = (self.image_size - total) / 2 + shot.shift * max(0.0, self.image_size - 24 - total)
         x_obj, x_dev = (left + obj_w / 2, left + obj_w + gap + dev_w / 2)
         if not shot.left_first:
-            x_dev, x_obj = left + dev_w / 2, left + dev_w + gap + obj_w / 2
+            x_dev, x_obj = left + dev_w / 2, left + dev_span + gap + obj_w / 2
         _draw_kind(cv, scene.kinds[0], PALETTE[scene.colors[0]], x_obj, ground, h * ppc, 1, scene.outline)
         x0, x1 = x_dev - dev_w / 2, x_dev + dev_w / 2
         y_top = ground - length * ppc
@@ -314,9 +318,8 @@ class ScaleBlur(Task):
             major = v % label_every == 0
             cv.line((x0, y), (x0 + (dev_w * 0.5 if major else dev_w * 0.25), y), (30, 30, 30), 2 if major else 1)
             if major and v:
-                label = str(v) if unit == "cm" else f"{v // 100}"
-                cv.text(label, x1 + 4, y, 13, _ink(scene), "sans", anchor="lm")
-        cv.text(unit, x1 + 4, y_top - 12, 13, _ink(scene), "sans", anchor="lm")
+                cv.text(_label(v, unit), x1 + 4, y, LABEL_PX, _ink(scene), "sans", anchor="lm")
+        cv.text(unit, x1 + 4, y_top - 12, LABEL_PX, _ink(scene), "sans", anchor="lm")
         box = mask_box(cv.mask, 1)
         if box is None or box[3] - box[1] < self.config.min_px * 0.6 or box[0] <= 0 or box[2] >= self.image_size:
             raise Reject("the first object is too small or cut off")
@@ -441,6 +444,11 @@ def _fmt(cm: float) -> str:
 
 def _fmt_reading(value: float, unit: str) -> str:
     return f"{value / 100:g} m" if unit == "m" else f"{value:g} cm"
+
+
+def _label(cm: int, unit: str) -> str:
+    """The number printed at the mark ``cm`` up a device that counts in ``unit``."""
+    return str(cm) if unit == "cm" else f"{cm // 100}"
 
 
 def _ink(scene: Scene) -> tuple[int, int, int]:
