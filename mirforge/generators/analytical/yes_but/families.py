@@ -596,7 +596,7 @@ class Timetable(Family):
 
     def yes_says(self, pair, reading):
         when = clock_time(reading["value"])
-        return f"the timetable at the {pair.look['kind']} stop, giving the next departure at {when}"
+        return f"the timetable at the {pair.look['kind']} stop, giving the next arrival at {when}"
 
     def but_says(self, pair, reading):
         return f"the {pair.look['kind']} arriving under a clock that shows {self.actual_text(reading['value'], pair)}"
@@ -615,7 +615,7 @@ class Timetable(Family):
         cv.rect(bx0, by0, bx1, by0 + 40, (250, 206, 40))
         cv.text(f"LINE {lk['line']}", (bx0 + bx1) / 2, by0 + 20, 22, (20, 20, 20), "sans")
         cv.text(lk["stop"], (bx0 + bx1) / 2, by0 + 64, 18, (40, 40, 40), style.face)
-        cv.text("NEXT DEPARTURE", (bx0 + bx1) / 2, by0 + 104, 16, (40, 40, 40), style.face)
+        cv.text("NEXT ARRIVAL", (bx0 + bx1) / 2, by0 + 104, 16, (40, 40, 40), style.face)
         box = cv.text(clock_time(pair.promise), (bx0 + bx1) / 2, by0 + 150, 40, (20, 20, 20), "mono")
         regions = [("timetable", [bx0, by0, bx1 + 1, by1 + 1])]
         return Drawn(cv, regions, printed(cv, box, pair.promise, text=clock_time(pair.promise)))
@@ -646,14 +646,11 @@ class Timetable(Family):
         _hand(cv, cx, cy, hour_a, r * 0.52, 9, ink, 1)
         _hand(cv, cx, cy, minute_a, r * 0.84, 5, ink, 2)
         cv.circle(cx, cy, 7, (200, 40, 40))
-        # the vehicle pulling in below the clock
-        body = (200, 50, 50) if lk["kind"] == "bus" else (240, 200, 40) if lk["kind"] == "tram" else (250, 250, 250)
-        cv.rect(-10, 330, 150 + lk["dx"], 392, body)
-        edge(cv, style, box_pts(-10, 330, 150 + lk["dx"], 392), body)
-        for wx in range(10, 130 + lk["dx"], 44):
-            cv.rect(wx, 340, wx + 30, 362, (160, 200, 230))
-        cv.text(str(lk["line"]), 120 + lk["dx"], 378, 14, (20, 20, 20), "sans")
-        if lk["kind"] == "ferry":  # afloat beside the quay the clock stands on, not on the ground
+        # the vehicle pulling in below the clock, whole between the panel's left edge and the clock's post
+        if lk["kind"] != "ferry":
+            _coach(cv, style, lk["kind"], lk["line"], 16, 200 + lk["dx"])
+        else:  # afloat beside the quay the clock stands on, not on the ground
+            _ferry(cv, style, lk["line"], 16, 162 + lk["dx"])
             quay = 176 + lk["dx"]
             cv.rect(0, 386, quay, size, (60, 120, 176))
             cv.rect(quay - 4, 386, quay, size, shade(style.floor, 0.6))
@@ -673,6 +670,53 @@ class Timetable(Family):
         return Drawn(cv, regions, {"value": value, "clock": _twelve(value)})
 
 
+VEHICLE = {"bus": (200, 50, 50), "tram": (240, 200, 40), "ferry": (250, 250, 250)}  # body colours
+WHEEL = (34, 34, 38)
+GLASS = (160, 200, 230)
+GROUND = 390  # the stop's pavement, where the BUT panel's floor starts
+
+
+def _coach(cv: Canvas, style: Style, kind: str, line: int, x0: float, x1: float) -> None:
+    """A bus or a tram facing right, from ``x0`` to ``x1``, on its wheels on the ground: a long body with a row
+    of side windows, a door and windscreen at the front, the line number on the front display."""
+    color, top, bottom = VEHICLE[kind], 318, GROUND - 12
+    body = [(x0, top + 8), (x0 + 8, top), (x1 - 14, top), (x1, top + 14), (x1, bottom), (x0, bottom)]
+    cv.poly(body, color)
+    edge(cv, style, body, color)
+    if kind == "tram":  # the pantograph up to the wire
+        cv.line(((x0 + x1) / 2 - 16, top), ((x0 + x1) / 2, top - 10), (60, 60, 66), 2)
+        cv.line(((x0 + x1) / 2, top - 10), ((x0 + x1) / 2 + 16, top), (60, 60, 66), 2)
+    cv.rect(x0, bottom - 14, x1, bottom - 9, shade(color, 0.7))  # the skirt stripe
+    for wx in np.arange(x0 + 8, x1 - 70, 30):
+        cv.rect(wx, top + 10, wx + 24, top + 30, GLASS)
+    cv.rect(x1 - 58, top + 10, x1 - 38, bottom - 16, shade(GLASS, 0.8))  # the door
+    cv.poly(
+        [(x1 - 30, top + 10), (x1 - 12, top + 10), (x1 - 2, top + 22), (x1 - 2, top + 40), (x1 - 30, top + 40)], GLASS
+    )
+    cv.rect(x1 - 30, top + 42, x1 - 4, top + 56, (30, 30, 34))  # the front display
+    cv.text(str(line), x1 - 17, top + 49, 12, (250, 190, 40), "sans")
+    r = 13 if kind == "bus" else 10
+    for wx in (x0 + 32, x1 - 48):
+        cv.circle(wx, GROUND - r, r, WHEEL)
+        edge(cv, style, ellipse_pts(wx, GROUND - r, r, r), WHEEL)
+        cv.circle(wx, GROUND - r, r * 0.4, (170, 170, 176))
+
+
+def _ferry(cv: Canvas, style: Style, line: int, x0: float, x1: float) -> None:
+    """A ferry facing right, from ``x0`` to ``x1``: a hull with a pointed bow, low in the water that starts at
+    y 386, and a cabin with round windows and the line number on its side."""
+    color = VEHICLE["ferry"]
+    ship = [(x0, 350), (x0 + 18, 350), (x0 + 18, 318), (x1 - 40, 318), (x1 - 40, 350), (x1, 350)]
+    ship += [(x1 - 22, 396), (x0 + 6, 396)]  # the cabin on the hull, one outline: both are white
+    cv.poly(ship, color)
+    edge(cv, style, ship, color)
+    cv.line((x0 + 18, 350), (x1 - 40, 350), shade(color, 0.6), 2)  # the deck
+    cv.rect(x0 + 2, 360, x1 - 8, 366, (40, 90, 160))  # the stripe along the hull
+    for wx in np.arange(x0 + 32, x1 - 52, 22):
+        cv.circle(wx, 332, 6, GLASS)
+    cv.text(str(line), x1 - 28, 376, 12, (20, 20, 20), "sans")
+
+
 def _twelve(minutes: int) -> str:
     t = minutes % 720
     h = t // 60
@@ -681,7 +725,7 @@ def _twelve(minutes: int) -> str:
 
 def _on_clock(minutes: int) -> str:
     """A time as the dial shows it, with the timetable's 24-hour reading beside it where the two differ
-    ("2:00 (14:00)"), so a step that reads 2:00 after a 13:20 departure does not switch clocks unsaid."""
+    ("2:00 (14:00)"), so a step that reads 2:00 after a 13:20 arrival does not switch clocks unsaid."""
     twelve, full = _twelve(minutes), clock_time(minutes)
     return twelve if full in (twelve, "0" + twelve) else f"{twelve} ({full})"
 
@@ -782,9 +826,10 @@ class SalePrice(Family):
         cv = panel(size, style, title, None)
         cv.rect(0, 250, size, 272, (200, 200, 206))  # the shelf edge
         edge(cv, style, box_pts(-4, 250, size + 4, 272), (200, 200, 206))
-        for i, x in enumerate(range(40 + lk["dx"] % 30, 420, 74)):  # goods on the shelf
+        w = 56
+        for i, x in enumerate(range(40 + lk["dx"] % 30, size - 12 - w, 74)):  # goods on the shelf, each whole
             c = [(60, 120, 60), (200, 170, 60), (90, 60, 130), (40, 100, 170)][i % 4]
-            cv.rect(x, 130 + 10 * (i % 3), x + 56, 250, c)
+            cv.rect(x, 130 + 10 * (i % 3), x + w, 250, c)
         tx0, tx1 = 104 + lk["dx"], 344 + lk["dx"]
         cv.rect(tx0, 268, tx1, 420, lk["tag"])
         cv.frame(tx0, 268, tx1, 420, shade(lk["tag"], 0.6), 2)
@@ -1026,14 +1071,33 @@ FRESH_GOODS = {  # good -> (what it is sold in, colour): the YES panel draws tha
 }
 
 
+BREAD_BAG = (  # the right half of a bread bag's outline, from the bottom's middle round to the tuft's top
+    (0, 380),
+    (86, 380),
+    (95, 372),
+    (99, 300),
+    (98, 230),
+    (96, 206),
+    (88, 178),
+    (70, 160),
+    (44, 150),
+    (12, 128),
+    (10, 118),
+    (30, 98),
+    (18, 104),
+    (8, 94),
+    (0, 102),
+)
+
+
 def fresh_package(cx: float, package: str) -> list[tuple[float, float]]:
     """The outline of a fresh good's package, standing on the table at y 380, centred on ``cx``."""
     if package == "carton":  # a gable-top carton
         return [(cx - 90, 380), (cx + 90, 380), (cx + 90, 160), (cx, 110), (cx - 90, 160)]
     if package == "pot":  # wider at the rim than at the base
         return [(cx - 78, 380), (cx + 78, 380), (cx + 96, 150), (cx - 96, 150)]
-    if package == "bag":  # a bread bag gathered at the top
-        return [(cx - 96, 380), (cx + 96, 380), (cx + 96, 170), (cx + 24, 132), (cx - 24, 132), (cx - 96, 170)]
+    if package == "bag":  # a soft bread bag: a loaf's rounded shoulders, gathered to a neck, a frilled tuft above
+        return [(cx + x, y) for x, y in BREAD_BAG] + [(cx - x, y) for x, y in reversed(BREAD_BAG[1:-1])]
     return box_pts(cx - 104, 160, cx + 104, 380)  # a block
 
 
@@ -1112,7 +1176,10 @@ class FreshDate(Family):
         else:
             edge(cv, style, body, color)  # before the tie, which stands over the bag's top
         if package == "bag":
-            cv.rect(cx - 28, 124, cx + 28, 134, (60, 120, 200))  # the twist tie
+            for side in (-1, 1):  # the plastic creased where it is gathered
+                cv.line((cx + 8 * side, 132), (cx + 30 * side, 160), shade(color, 0.78), 2)
+                cv.line((cx + 4 * side, 134), (cx + 12 * side, 168), shade(color, 0.78), 2)
+            cv.rect(cx - 16, 116, cx + 16, 127, (60, 120, 200))  # the twist tie round the neck
         elif package == "block":
             for hx, hy, hr in ((-70, 258, 9), (62, 262, 7), (24, 254, 5), (-28, 270, 6)):
                 cv.circle(cx + hx, hy, hr, shade(color, 0.85))  # holes in the cheese
@@ -1125,7 +1192,8 @@ class FreshDate(Family):
         date = self.date(pair.promise, pair)
         box = cv.text(date, cx, 336, 28, (20, 20, 20), "mono", fit=144)
         x0 = min(x for x, _ in body)
-        region = (f"{lk['kind']} {package}", [round(x0), 104, cx + 133, 381])
+        y0 = min(104, *(y for _, y in body))  # the sticker's top, or the bag's tuft above it
+        region = (f"{lk['kind']} {package}", [round(x0), round(y0), cx + 133, 381])
         return Drawn(cv, [region], printed(cv, box, pair.promise, text=date))
 
     def but(self, size, style, pair, title):
