@@ -11,7 +11,7 @@ import pytest
 
 from mirforge.errors import InputError, Reject
 from mirforge.generators.sequential.process_order import timeline
-from mirforge.generators.sequential.process_order.families import FAMILIES
+from mirforge.generators.sequential.process_order.families import FAMILIES, ICE_SIDE, ICE_TOP
 from mirforge.generators.sequential.process_order.task import _most_crowded, _paired_states
 from mirforge.generators.sequential.process_order.timeline import Ask
 
@@ -397,3 +397,63 @@ def test_house_openings_are_cut_only_into_built_wall():
                     assert np.any(img[y + 3, side] != base[y + 3, side]), (seed, t, x, y, side)
                     checked += 1
     assert checked > 100
+
+
+def _told_ratio(caption: str) -> float:
+    """The size a caption tells beside its yardstick ("about 2.4 times as tall as", "about a third as wide as")."""
+    import re
+
+    from mirforge.generators.sequential.process_order.families import FRACTIONS
+
+    if m := re.search(r"about (\d+\.\d) times as (tall|wide)", caption):
+        return float(m[1])
+    if re.search(r"about as (tall|wide) as", caption):
+        return 1.0
+    if m := re.search(r"about (\d+)% as (tall|wide)", caption):
+        return int(m[1]) / 100
+    return next(v for v, words in FRACTIONS.items() if re.search(rf"about {words} as (tall|wide)", caption))
+
+
+def test_the_frames_to_order_are_captioned_apart():
+    """Frames of one clip were captioned alike (a candle 'with 3 drips of wax' at four moments, ice cubes 'sitting
+    in a puddle of meltwater' at two, a stem 'with 2 leaves' at two), so a caption told nothing to order them by:
+    in every family the frames to be ordered get captions of their own, from the step facts too."""
+    for name in FAMILIES:
+        only = make_task("process_order", family=name)
+        for index in range(40):
+            scene, _ = ask_only(only, index, seed=8)
+            for clip in scene.clips:
+                fam = FAMILIES[clip.family]
+                captions = [fam.state(clip.look, s / (scene.n_states - 1)) for s in clip.states]
+                assert len(set(captions)) == len(captions), (name, index, captions)
+        scene, question, rendered = accepted(only, 0, seed=8)
+        for clip in only.step_facts(scene, question, rendered)["clips"]:
+            states = [p["state"] for p in clip["images"]]
+            assert len(set(states)) == len(states), (name, states)
+
+
+def test_candle_ice_and_plant_captions_tell_the_size_drawn():
+    """What sets those captions apart is the size the frame shows beside something that does not change: the
+    candle's height beside its width, a cube's width beside the plate's, the stem's height beside the pot's."""
+    from mirforge.generators.sequential import paint
+
+    candle, ice, plant = FAMILIES["candle"], FAMILIES["ice"], FAMILIES["plant"]
+    for seed in range(4):
+        for t in (0.1, 0.3, 0.5, 0.7, 0.9):
+            look = candle.look(np.random.default_rng(seed))
+            base = candle.backdrop(look)
+            drawn = candle.measure(candle.draw(base, look, t), base, look).value / look.width
+            assert abs(_told_ratio(candle.state(look, t)) - drawn) < 0.06 * drawn + 0.1, (seed, t, drawn)
+            look = ice.look(np.random.default_rng(seed))
+            img = ice.draw(ice.backdrop(look), look, t)
+            x, y = look.cubes[0]
+            r = 0.6 * look.size  # the cube's half width and a little, short of its neighbours
+            band = img[int(y - look.size) : int(y + look.size), int(x - r) : int(x + r)]
+            cols = np.nonzero((paint.near(band, ICE_TOP, 26) | paint.near(band, ICE_SIDE, 26)).any(axis=0))[0]
+            drawn = (cols.max() - cols.min() + 1) / (2 * look.axes[0])
+            assert abs(_told_ratio(ice.state(look, t)) - drawn) < 0.1 * drawn + 0.01, (seed, t, drawn)
+            look = plant.look(np.random.default_rng(seed))
+            if t < plant.BUD:  # the bud and flower top the stem
+                base = plant.backdrop(look)
+                drawn = plant.measure(plant.draw(base, look, t), base, look).value / look.pot_h
+                assert abs(_told_ratio(plant.state(look, t)) - drawn) < 0.1 * drawn + 0.1, (seed, t, drawn)

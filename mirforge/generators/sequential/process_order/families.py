@@ -78,6 +78,17 @@ def _way(x: float) -> str:
     return "halfway" if words == "half" else f"{words} of the way"
 
 
+def _times(x: float, size: str, what: str) -> str:
+    """How big a thing is beside ``what`` in the frame: "about half as tall as the pot", "about 2.4 times as wide as
+    the plate". Ratios a tenth or more apart never read the same."""
+    if round(x, 1) == 1:
+        return f"about as {size} as {what}"
+    if x > 1:
+        return f"about {x:.1f} times as {size} as {what}"
+    words = share_words(x)
+    return f"{'' if words.startswith('about') else 'about '}{words} as {size} as {what}"
+
+
 def _bare(words: str) -> str:
     """A share's words without their article, to follow 'the lower': "a quarter" -> "quarter"."""
     for article in ("a ", "an "):
@@ -353,11 +364,15 @@ class Candle(Family):
             return f"a tall {look.colour} candle, just lit, with no wax running down its side yet"
         if t >= 1:
             return f"a short stub of a {look.colour} candle that has gone out, a thread of smoke rising from its wick"
+        # its height as draw burns it down, beside its width: the drips alone read the same in frames apart
+        tall = _times(look.height * (1 - self.BURN * t) / look.width, "tall", "it is wide")
         drips = sum(1 for _, s, _ in look.drips if t > s)  # as draw runs them, each in its own slot
         if drips == 0:
-            return f"a lit {look.colour} candle with no wax running down its side yet, wax pooling in the holder"
+            return (
+                f"a lit {look.colour} candle {tall}, with no wax running down its side yet, wax pooling in the holder"
+            )
         runs = "a drip" if drips == 1 else f"{drips} drips"
-        return f"a lit {look.colour} candle with {runs} of wax down its side and wax pooling in the holder"
+        return f"a lit {look.colour} candle {tall}, with {runs} of wax down its side and wax pooling in the holder"
 
     def amount(self, value: float, look: CandleLook) -> str:
         return f"{round(value)} px tall"
@@ -445,7 +460,7 @@ class Ice(Family):
     def _draw(self, base: np.ndarray, look: IceLook, t: float, puddle: bool) -> np.ndarray:
         img = base.copy()
         s0 = look.size
-        s = s0 * (1 - (1 - self.LEFT) * t)
+        s = self._side(look, t)
         water = paint.mix(look.plate_rgb, (150, 185, 220), 0.35)
         # the puddle of meltwater around each cube
         (cx, cy), (ax, ay) = look.centre, look.axes
@@ -512,12 +527,21 @@ class Ice(Family):
         water = self.meltwater(look, t)
         wet = [a >= self.SEEN for a in water]
         size = "small, rounded" if t > 0.55 else "slightly rounded"
+        # each cube's side as draw shrinks it, beside the plate's width: the meltwater alone reads the same in
+        # frames apart
+        wide = _times(self._side(look, t) / (2 * look.axes[0]), "wide", "the plate")
         if not any(wet):
-            return f"{n} {size} ice cubes on the {look.plate} plate, the plate still dry around them"
+            return f"{n} {size} ice cubes on the {look.plate} plate, each {wide}, the plate still dry around them"
         if min(water) >= self.PUDDLE:
-            return f"{n} {size} ice cubes sitting in a puddle of meltwater on the {look.plate} plate"
+            return f"{n} {size} ice cubes sitting in a puddle of meltwater on the {look.plate} plate, each {wide}"
         which = "them" if all(wet) else ("one of them" if sum(wet) == 1 else f"{sum(wet)} of them")
-        return f"{n} {size} ice cubes on the {look.plate} plate, a little meltwater seeping out from under {which}"
+        return (
+            f"{n} {size} ice cubes on the {look.plate} plate, each {wide}, a little meltwater seeping out from under "
+            f"{which}"
+        )
+
+    def _side(self, look: IceLook, t: float) -> float:
+        return look.size * (1 - (1 - self.LEFT) * t)
 
     def meltwater(self, look: IceLook, t: float) -> list[int]:
         """The pixels of meltwater that show around each cube at moment ``t`` (what draw's puddle changes, cubes
@@ -720,19 +744,21 @@ class Plant(Family):
     def state(self, look: PlantLook, t: float) -> str:
         if t <= 0:
             return f"a {look.pot} pot of bare soil with nothing growing yet"
+        # the stem as draw grows it, beside the pot's height: the leaves alone read the same in frames apart
+        stem = f"its stem {_times(self._stem_height(look, t) / look.pot_h, 'tall', 'the pot')}"
         if t < 0.2:
-            return f"a small green sprout just out of the soil of a {look.pot} pot"
+            return f"a small green sprout just out of the soil of a {look.pot} pot, {stem}"
         # the leaves as draw grows them, counted: 'a leafy green stem' was said of one leaf and of four alike
         n = len(self._leaves(self._stem_height(look, t)))
         leaves = "1 leaf" if n == 1 else f"{n} leaves"
         if t < self.BUD:
-            return f"a green stem with {leaves} growing in a {look.pot} pot, with no bud yet"
+            return f"a green stem with {leaves} growing in a {look.pot} pot, with no bud yet, {stem}"
         if t < self.BLOOM:
-            return f"a tall plant with {leaves} in a {look.pot} pot, a closed bud at its top"
+            return f"a tall plant with {leaves} in a {look.pot} pot, a closed bud at its top, {stem}"
         if t < 1:
             # as draw opens it: the petals spread from the moment of bloom and grow to full size
             grown = "just opened" if (t - self.BLOOM) / (1 - self.BLOOM) < 0.4 else "open but not yet full size"
-            return f"a tall plant in a {look.pot} pot with {paint.a(look.flower)} flower {grown}"
+            return f"a tall plant in a {look.pot} pot with {paint.a(look.flower)} flower {grown}, {stem}"
         return f"a tall plant in a {look.pot} pot with {paint.a(look.flower)} flower in full bloom"
 
     def amount(self, value: float, look: PlantLook) -> str:
@@ -1287,7 +1313,6 @@ class Cooking(Family):
         cut = round(s * look.slices) if phase == "cut" else look.slices
         cooked = paint.mix(look.flesh, BROWN, 0.8 * (s if phase == "fry" else 1.0))
         ring = paint.mix(look.skin, BROWN, 0.5 * (s if phase == "fry" else 1.0))
-        knife_x = x0 + 20 + look.length
         if phase == "cut":
             # the whole piece left of the cut, slices fanned out to its right
             left = x0 + 16
@@ -1310,14 +1335,12 @@ class Cooking(Family):
                 paint.ellipse(img, (left - 6, cy), (10, 5), (70, 140, 60))
             for k in range(cut):  # the slices lie in two rows below
                 self._slice(img, look, (x0 + 26 + 38 * (k % 5), y0 + 80 + 28 * (k // 5)), look.flesh, look.skin)
-            knife_x = left + whole + 8
-        # the knife lies on the board
-        paint.poly(
-            img,
-            [(knife_x, y0 + 60), (knife_x + 6, y0 + 60), (knife_x + 8, y0 + 10), (knife_x, y0 + 2)],
-            (200, 204, 210),
-        )
-        paint.rounded_rect(img, (knife_x - 2, y0 - 30, knife_x + 8, y0 + 2), 2, (40, 36, 34))
+            # held at a cutting angle across the cut, its handle back over the uncut piece, away from the pan and
+            # clear of the rows of slices (which measure counts)
+            self._knife(img, (left + whole + 14, cy + look.thick / 2 + 8), -115.0)
+        else:
+            # put down flat on the board where the vegetable lay (drawn upright it stood over the pan)
+            self._knife(img, (x0 + 34, y0 + 36), -4.0)
         if phase in ("fry", "serve"):
             on_plate = round(s * look.slices) if phase == "serve" else 0
             for k, c in enumerate(look.pan_spots):
@@ -1350,6 +1373,22 @@ class Cooking(Family):
                         angle=40 * k,
                     )
         return img[:, ::-1].copy() if look.mirror else img
+
+    def _knife(self, img: np.ndarray, tip: tuple[float, float], angle: float) -> None:
+        """A kitchen knife from its ``tip`` back to the end of its handle, pointing ``angle`` degrees from the
+        image's x axis (y down): a steel blade, widening to the heel, then a dark handle with two rivets."""
+        ux, uy = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+        nx, ny = -uy, ux
+
+        def at(along: float, across: float) -> tuple[float, float]:
+            return (tip[0] + ux * along + nx * across, tip[1] + uy * along + ny * across)
+
+        blade = [at(0, 0), at(14, -4), at(70, -5), at(72, 0), at(72, 6), at(18, 4)]
+        paint.poly(img, blade, (200, 204, 210))
+        paint.line(img, at(16, -3), at(68, -3), (226, 228, 232), 2)
+        paint.line(img, at(76, 0), at(104, 0), (40, 36, 34), 10)
+        for k in (84, 96):
+            paint.circle(img, at(k, 0), 1.6, (170, 170, 176))
 
     def _inside(self, img: np.ndarray, look: CookLook, c: tuple[float, float], ax: tuple[float, float]) -> np.ndarray:
         """The pixels inside the ellipse ``(c, ax)`` (mirrored with the frame), a little in from its edge."""
