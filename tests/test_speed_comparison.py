@@ -17,7 +17,9 @@ from mirforge.render.scene3d import Scene3D
 
 from conftest import accepted, ask_only, generate, make_task, record, step_facts
 
-PIXEL_TOLERANCE = 2.0  # decoded-frame centroid offsets against those of the exact id render (or of the drawing)
+# decoded-frame centroid offsets against those of the exact id render (or of the drawing): a median of 0.2 px, but
+# thin parts (a bottle's neck, a chair's legs) come and go in the decoded frames' colour key, up to about 3 px
+PIXEL_TOLERANCE = 3.5
 FLOOR_TOLERANCE = (0.15, 0.08)  # offsets over the floor against the true ones: 0.15 tile + 8% of the distance
 
 
@@ -130,6 +132,8 @@ def test_bad_config_names_the_field():
         make_task("speed_comparison", pixels_mislead_per_level="0,0.6,0.75")
     with pytest.raises(InputError, match=r"speed_comparison.distance_mislead_per_level: .* 0, 0.25, 0.5, 0.75 or 1"):
         make_task("speed_comparison", distance_mislead_per_level="0,0.75,0.3")
+    with pytest.raises(InputError, match=r"speed_comparison.time_mislead_per_level: .* 0, 0.25, 0.5, 0.75 or 1"):
+        make_task("speed_comparison", time_mislead_per_level="0.1,0.5,0.75")
 
 
 def test_ranking_answer_is_not_the_centre_of_its_distractors():
@@ -180,25 +184,25 @@ def test_the_answer_stands_farthest_no_more_often_than_at_any_other_depth():
     assert max(abs(t - 60) for t in totals) <= 10, totals
 
 
-def ranking_pick(scene, question, values: dict[str, float]) -> int | None:
-    """The option a reader picks who ranks the objects by ``values`` (for a ranking: the option with the fewest pairs
-    the other way round; None on a tie)."""
+def reader_share(scene, question, values: dict[str, float]) -> float:
+    """The chance that a reader who ranks the objects by ``values`` (higher: faster) takes the answer: the options
+    tied best share it (for a ranking: the options with the fewest pairs the other way round)."""
     keys = question.facts["keys"]
-    if scene.kind != "order":
-        best = (max if scene.kind == "fastest" else min)(values, key=values.get)
-        return keys.index(best) if best in keys else None
-    ranked = sorted(values, key=lambda n: -values[n])
-    flips = [sum(ranked.index(a) > ranked.index(b) for a, b in combinations(key, 2)) for key in keys]
-    return flips.index(min(flips)) if flips.count(min(flips)) == 1 else None
+    if scene.kind == "order":
+        scores = [-sum(values[a] < values[b] for a, b in combinations(key, 2)) for key in keys]
+    else:
+        scores = [values[k] if scene.kind == "fastest" else -values[k] for k in keys]
+    best = max(scores)
+    return 1 / scores.count(best) if scores[question.answer] == best else 0.0
 
 
-def pixel_pick(scene, question, rendered) -> int | None:
-    """The option a reader picks who ranks the objects by pixels per second in the decoded frames, ignoring depth."""
+def pixel_rates(question, rendered) -> dict[str, float]:
+    """Each object's pixels per second in the decoded frames, ignoring depth."""
     rates = {}
     for name, track in rendered.measured["tracks"].items():
         px, times = np.asarray(track["px"], float), question.facts["times"][track["clip"]]
         rates[name] = float(np.linalg.norm(px[-1] - px[0])) / (times[-1] - times[0])
-    return ranking_pick(scene, question, rates)
+    return rates
 
 
 def test_pixels_per_second_find_the_answer_no_more_often_than_a_guess_from_level_2():
@@ -210,31 +214,41 @@ def test_pixels_per_second_find_the_answer_no_more_often_than_a_guess_from_level
     found, as_laid_out = [], []
     for index in (i for i in range(96) if i % 3):  # levels 2 and 3
         scene, question, rendered = accepted(task, index, seed=9)
-        hit = pixel_pick(scene, question, rendered) == question.answer
-        found.append(hit)
-        as_laid_out.append(hit != scene.mislead)
+        share = reader_share(scene, question, pixel_rates(question, rendered))
+        found.append(share)
+        as_laid_out.append((share == 0) == scene.mislead)
     assert np.mean(as_laid_out) >= 0.9, np.mean(as_laid_out)
     assert 0.1 <= np.mean(found) <= 0.4, np.mean(found)  # a guess: 0.25
 
 
-def test_distances_ignoring_the_frame_times_find_the_answer_no_more_often_than_a_guess_from_level_2():
-    """From level 2 each clip has its own frame times, but each clip's length was drawn so its objects cover a
-    similar stretch, so ranking by the distance covered between a clip's first and last shown frame, never reading a
-    time, found the answer in 79-91% of level 2's questions in every family. Now three scenes in four are laid out
-    so that distances pick a wrong option; measured over the floor in the decoded frames, they bear it out."""
+def test_distances_or_times_alone_find_the_answer_about_as_often_as_a_guess_from_level_2():
+    """From level 2 each clip has its own frame times, and a clip's length is drawn from its objects' speeds, so
+    ranking by the distance covered between a clip's first and last shown frame, never reading a time, found the
+    answer in 79-91% of level 2's questions in every family; laid out against that alone, the shortest clip then
+    held the fastest object half the time. Now both are laid out against, each right alone in its own share of the
+    scenes (with two clips one of them always holds for the fastest or slowest object: a third each); measured over
+    the floor in the decoded frames and read from the frame times, they bear it out."""
     task = make_task("speed_comparison", family="lanes")
-    found, as_laid_out = [], []
-    for index in (i for i in range(96) if i % 3):  # levels 2 and 3
+    found = {"distances": [], "times": []}
+    as_laid_out = []
+    for index in (i for i in range(150) if i % 3):  # levels 2 and 3
         scene, question, rendered = accepted(task, index, seed=9)
         covered = {
             name: float(np.linalg.norm(np.subtract(t["floor"][-1], t["floor"][0])))
             for name, t in rendered.measured["tracks"].items()
         }
-        hit = ranking_pick(scene, question, covered) == question.answer
-        found.append(hit)
-        as_laid_out.append(hit != scene.distance_misleads)
+        times = question.facts["times"]
+        quick = {r.name: 1 / (times[r.clip][-1] - times[r.clip][0]) for r in scene.runners}
+        for what, values, wrong in (
+            ("distances", covered, scene.distance_misleads),
+            ("times", quick, scene.time_misleads),
+        ):
+            share = reader_share(scene, question, values)
+            found[what].append(share)
+            as_laid_out.append((share == 0) == wrong)
     assert np.mean(as_laid_out) >= 0.9, np.mean(as_laid_out)
-    assert 0.1 <= np.mean(found) <= 0.4, np.mean(found)  # a guess: 0.25
+    for what, shares in found.items():
+        assert 0.1 <= np.mean(shares) <= 0.36, (what, np.mean(shares))  # a guess: 0.25
 
 
 def test_the_steps_distances_and_rates_follow_from_what_they_write():

@@ -15,9 +15,11 @@ Level 1 shows three frames of one clip. From level 2 the objects are split over 
 clips with their own frame times, two frames each, so every frame is needed: hiding one leaves the speeds of its
 clip's objects unknown, and the options are drawn so that another option then fits. Consecutive true speeds
 differ by at least ``speed_ratio``. From level 2, three 3D scenes in four are laid out so that ranking the objects
-by pixels per second, ignoring depth, picks a wrong option (``pixels_mislead_per_level``), and three scenes in four
-(of every family) so that ranking them by the distance covered between a clip's first and last shown frame, ignoring
-how long each clip ran, picks a wrong option (``distance_mislead_per_level``). Each clip is encoded to
+by pixels per second, ignoring depth, picks a wrong option (``pixels_mislead_per_level``); and, in every family,
+three scenes in four so that ranking them by the distance covered between a clip's first and last shown frame,
+ignoring how long each clip ran, picks a wrong option (``distance_mislead_per_level``), and three in four so that
+ranking them by how short their clip ran, ignoring the distance, does (``time_mislead_per_level``). Each of the
+three is right alone in a different quarter of the scenes, as often as a guess. Each clip is encoded to
 an mp4 and the question's frames are extracted from the file; the verifier measures every object in the decoded
 frames (3D: carried to the floor through the camera of each frame), takes its speed as distance over time, and
 rejects measured speeds closer than ``min_measured_ratio``.
@@ -26,9 +28,10 @@ rejects measured speeds closer than ``min_measured_ratio``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -72,6 +75,12 @@ class SpeedComparisonConfig(ClipConfig):
     # 79-91% of level 2's questions in every family (each clip's length is drawn so its objects cover 0.8-5 tiles,
     # so a faster object mostly covers more), and the frame times went unread
     distance_mislead_per_level: tuple[float, ...] = per_level(0.0, 0.75, 0.75)
+    # The same for ranking by how short each clip ran, ignoring the distance: a clip's length is drawn from its
+    # objects' speeds, so the shortest clip held the fastest object in half of the questions once distances misled.
+    # The objects of a clip tie on time and a reader picks among them: where times may find the answer, another
+    # option shares its clip. (With two clips, times or distances always find the fastest or slowest object; see
+    # ``sample`` for how those scenes are shared.)
+    time_mislead_per_level: tuple[float, ...] = per_level(0.0, 0.75, 0.75)
     min_measured_ratio: float = 1.15  # the verifier rejects measured speeds closer than this
 
     def validate(self) -> None:
@@ -99,7 +108,7 @@ class SpeedComparisonConfig(ClipConfig):
             "must be above 1 and below every speed_ratio_per_level",
         )
         ensure(0.0 <= self.shared_kind_share <= 1.0, "shared_kind_share", "must be between 0 and 1")
-        for name in ("pixels_mislead_per_level", "distance_mislead_per_level"):
+        for name in ("pixels_mislead_per_level", "distance_mislead_per_level", "time_mislead_per_level"):
             ensure(
                 all(v in (0.0, 0.25, 0.5, 0.75, 1.0) for v in getattr(self, name)),
                 name,
@@ -139,6 +148,20 @@ class ClipPlan:
     stage: Stage | None = None  # 3D clips: floor, tiles and camera
 
 
+class _Shortcut(NamedTuple):
+    """A way to rank the objects without measuring speed, that a scene is laid out so as to mislead or not."""
+
+    name: str
+    wrong: bool | None  # whether it must pick a wrong option (None: left to chance)
+    values: Callable[[], dict[str, float]]  # per object, higher: faster
+    most: float  # where it may pick the answer, the largest chance it may give (the objects of a clip tie on time)
+
+    def holds(self, share: float) -> bool:
+        """Whether a reader's chance ``share`` of picking the fastest (slowest) object by this shortcut is as drawn:
+        none, or some up to ``most``."""
+        return share == 0 if self.wrong else 0 < share <= self.most
+
+
 @dataclass(frozen=True)
 class Scene:
     family: str
@@ -150,8 +173,10 @@ class Scene:
     tile: float  # measuring units per tile: pixels (lanes) or metres
     pairs: tuple[tuple[int, int], ...] = ()  # ranking questions: the two rank pairs the distractors swap
     mislead: bool | None = None  # 3D: whether pixels per second must pick a wrong option (None: left to chance)
-    # several clips: whether the distance covered between the shown frames must pick a wrong option
+    # several clips: whether the distance covered between the shown frames, and the time between them, must pick a
+    # wrong option
     distance_misleads: bool | None = None
+    time_misleads: bool | None = None
 
 
 class SpeedComparison(Filming, Task):
@@ -165,11 +190,12 @@ class SpeedComparison(Filming, Task):
     # The answer's place in depth among the objects of a one-clip scene (0: highest in the picture, the farthest),
     # modulo the number of objects (60: any count from 3 to 6). Found rather than drawn, the fastest stood farthest
     # 38% of the time at level 1 (a long path across the picture fits where the view is wide) and the slowest
-    # farthest 19%, which one frame and the question's word tell without any measuring. Times 4: the quarter that
-    # says whether pixels mislead (drawn per attempt, a rejection redrew it: 87% of level 3's scenes misled for 75%
-    # asked, as pixels that agree with the truth are harder to lay out there) and whether distances do (from the
-    # other end of the quarters, so each is right alone in a different quarter).
-    variants = 240
+    # farthest 19%, which one frame and the question's word tell without any measuring. Times 6: the question kind
+    # (two or three kinds; drawn per attempt, a rejection redrew it, and the kinds hard to lay out in a quarter
+    # left it: the fastest object covered the most ground in 36% of level 3's questions). Times 4: the quarter that
+    # says whether pixels mislead (drawn per attempt, 87% of level 3's scenes misled for 75% asked) and whether
+    # distances and times do (each from another quarter, so each is right alone in a quarter of its own).
+    variants = 1440
 
     def knobs(self, level: int) -> dict[str, Any]:
         i = self.levels.index(level)
@@ -182,6 +208,7 @@ class SpeedComparison(Filming, Task):
             "kinds": list(KINDS[:2] if level == self.levels[0] else KINDS),
             "pixels_mislead": self.config.pixels_mislead_per_level[i],
             "distance_mislead": self.config.distance_mislead_per_level[i],
+            "time_mislead": self.config.time_mislead_per_level[i],
         }
 
     def scene_knobs(self, scene: Scene) -> dict[str, Any]:
@@ -196,6 +223,7 @@ class SpeedComparison(Filming, Task):
             "new_viewpoint_per_clip": len(stages) > 1,
             "pixels_pick_wrong": scene.mislead,
             "distances_pick_wrong": scene.distance_misleads,
+            "times_pick_wrong": scene.time_misleads,
         }
 
     # -- scene ----------------------------------------------------------------------------------------------
@@ -203,21 +231,29 @@ class SpeedComparison(Filming, Task):
         k = self.knobs(level)
         families = self.config.drawn_families
         family = families[int(rng.integers(len(families)))]
-        kind = k["kinds"][int(rng.integers(len(k["kinds"])))]
         v = int(rng.integers(self.variants)) if variant is None else variant
-        depth = v % k["n_objects"] if k["n_clips"] == 1 and kind != "order" and family != "lanes" else None
+        quarter, sixth, rest = v // 360, v // 60 % 6, v % 60
+        kind = k["kinds"][sixth % len(k["kinds"])]
+        depth = rest % k["n_objects"] if k["n_clips"] == 1 and kind != "order" and family != "lanes" else None
         share = k["pixels_mislead"]
-        mislead = None if family == "lanes" or share == 0 else v // 60 < round(4 * share)
-        share = k["distance_mislead"]
-        distance = None if k["n_clips"] == 1 or share == 0 else v // 60 >= 4 - round(4 * share)
-        # the family, the kind, the answer's depth and whether pixels and distances mislead stay as drawn: speeds
-        # and paths that do not fit are drawn again here, so a rejection never shifts the mix towards the easy ones
+        mislead = None if family == "lanes" or share == 0 else quarter < round(4 * share)
+        several = k["n_clips"] > 1
+        distance = quarter >= 4 - round(4 * k["distance_mislead"]) if several and k["distance_mislead"] else None
+        timing = quarter < round(4 * k["time_mislead"]) if several and k["time_mislead"] else None
+        if distance and timing and k["n_clips"] == 2 and kind != "order":
+            # with two clips the fastest (slowest) object's clip is the shorter (longer) or it covers the most
+            # (least) ground, so one of the two finds it: a sixth of these two quarters goes to distances alone, the
+            # rest to times alone, so that distances find it in a third of the scenes and times in two thirds,
+            # shared with another object of the clip (a third)
+            distance, timing = (False, True) if rest < 10 else (True, False)
+        # the family, the kind, the answer's depth and whether pixels, distances and times mislead stay as drawn:
+        # speeds and paths that do not fit are drawn again here, so a rejection never shifts the mix to easy ones
         for _ in range(LAYOUT_TRIES - 1):
             try:
-                return self._layout(rng, level, k, family, kind, depth, mislead, distance)
+                return self._layout(rng, level, k, family, kind, depth, (mislead, distance, timing))
             except Reject:
                 continue
-        return self._layout(rng, level, k, family, kind, depth, mislead, distance)
+        return self._layout(rng, level, k, family, kind, depth, (mislead, distance, timing))
 
     def _layout(
         self,
@@ -227,8 +263,7 @@ class SpeedComparison(Filming, Task):
         family: str,
         kind: str,
         depth: int | None,
-        mislead: bool | None,
-        distance: bool | None,
+        misleads: tuple[bool | None, bool | None, bool | None],
     ) -> Scene:
         n, n_clips = k["n_objects"], k["n_clips"]
         fps = self.config.fps
@@ -254,17 +289,23 @@ class SpeedComparison(Filming, Task):
         if depth is not None and _depth_place(runners, clips[0], fps, self.image_size, kind) != depth:
             raise Reject("the answer does not stand at its drawn depth")
         runners = tuple(sorted(runners, key=lambda r: r.clip))
-        scene = Scene(family, level, runners, clips, kind, fps, tile, pairs, mislead, distance)
+        scene = Scene(family, level, runners, clips, kind, fps, tile, pairs, *misleads)
         if kind != "order" and not self._distractor_sets(scene):
-            raise Reject("no set of options needs every frame, with pixels and distances misleading as drawn")
+            raise Reject("no set of options needs every frame, with pixels, distances and times misleading as drawn")
         if kind == "order":
-            for wrong, rates, what in (
-                (mislead, _pixel_rates(scene, self.image_size), "pixels per second"),
-                (distance, _distances(scene), "distances"),
-            ):
-                if wrong is not None and self._ranking_picks_truth(scene, rates) == wrong:
-                    raise Reject(f"ranking by {what} does not " + ("miss" if wrong else "find") + " the true order")
+            for cue in self._shortcuts(scene):  # times tie only pairs of a clip here: no cap on the share
+                if (self._ranking_share(scene, cue.values()) == 0) != cue.wrong:
+                    raise Reject(f"ranking by {cue.name} does not " + ("miss" if cue.wrong else "find") + " the order")
         return scene
+
+    def _shortcuts(self, scene: Scene) -> list[_Shortcut]:
+        """The shortcuts the scene is laid out against, as drawn."""
+        every = (
+            _Shortcut("pixels per second", scene.mislead, lambda: _pixel_rates(scene, self.image_size), 1.0),
+            _Shortcut("distances", scene.distance_misleads, lambda: _distances(scene), 1.0),
+            _Shortcut("times", scene.time_misleads, lambda: _time_rates(scene), 0.5),
+        )
+        return [cue for cue in every if cue.wrong is not None]
 
     def _indices(self, last: int, frames: int) -> tuple[int, ...]:
         return (0, last) if frames == 2 else (0, last // 2, last)
@@ -378,14 +419,9 @@ class SpeedComparison(Filming, Task):
         by_speed = [r.name for r in sorted(scene.runners, key=lambda r: -r.speed)]
         correct = by_speed[0] if scene.kind == "fastest" else by_speed[-1]
         sets = [list(s) for s in combinations([n for n in by_speed if n != correct], self.config.n_options - 1)]
-        pick = max if scene.kind == "fastest" else min
-        for wrong, rates in (
-            (scene.mislead, lambda: _pixel_rates(scene, self.image_size)),
-            (scene.distance_misleads, lambda: _distances(scene)),
-        ):
-            if wrong is not None:
-                by = rates()
-                sets = [s for s in sets if (pick([correct, *s], key=by.__getitem__) != correct) == wrong]
+        for cue in self._shortcuts(scene):
+            by = cue.values()
+            sets = [s for s in sets if cue.holds(_pick_share(scene.kind, correct, s, by))]
         if not self.requires_needed(scene.level) or len(scene.clips) == 1:
             return sets
         speeds = {r.name: r.speed for r in scene.runners}
@@ -398,11 +434,11 @@ class SpeedComparison(Filming, Task):
         truth = tuple(r.name for r in sorted(scene.runners, key=lambda r: -r.speed))
         return [truth, *(_swapped(truth, pair) for pair in (scene.pairs[:1], scene.pairs[1:], scene.pairs))]
 
-    def _ranking_picks_truth(self, scene: Scene, rates: dict[str, float]) -> bool:
-        """Whether the ranking nearest the order by ``rates`` (fewest pairs reversed) is the truth alone."""
-        by_rate = sorted(rates, key=lambda n: -rates[n])
-        flips = [_reversed_pairs(order, by_rate) for order in self._rankings(scene)]
-        return flips[0] < min(flips[1:])
+    def _ranking_share(self, scene: Scene, values: dict[str, float]) -> float:
+        """The chance that a reader who takes an option nearest the order by ``values`` (fewest pairs the other way
+        round) takes the truth."""
+        flips = [_reversed_pairs(order, values) for order in self._rankings(scene)]
+        return 1 / flips.count(flips[0]) if flips[0] == min(flips) else 0.0
 
     def _intro(self, scene: Scene) -> list[str]:
         times = self.times(scene)
@@ -650,10 +686,24 @@ def _distances(scene: Scene) -> dict[str, float]:
     }
 
 
-def _reversed_pairs(order: tuple[str, ...], reference: list[str]) -> int:
-    """How many pairs of ``order`` stand the other way round in ``reference``."""
-    at = [reference.index(n) for n in order]
-    return sum(at[i] > at[j] for i in range(len(at)) for j in range(i + 1, len(at)))
+def _time_rates(scene: Scene) -> dict[str, float]:
+    """One over the time between the first and the last shown frame of each object's clip: what a reader who reads
+    the frame times but never measures a distance ranks by (the objects of one clip tie)."""
+    spans = [plan.indices[-1] - plan.indices[0] for plan in scene.clips]
+    return {r.name: scene.fps / spans[r.clip] for r in scene.runners}
+
+
+def _pick_share(kind: str, correct: str, others: Sequence[str], values: dict[str, float]) -> float:
+    """The chance that a reader who picks the fastest (or slowest) option by ``values`` picks ``correct``: the
+    options tied best share it (the objects of one clip tie on time)."""
+    sign = 1.0 if kind == "fastest" else -1.0
+    scores = [sign * values[n] for n in (correct, *others)]
+    return 1 / scores.count(scores[0]) if scores[0] == max(scores) else 0.0
+
+
+def _reversed_pairs(order: tuple[str, ...], values: dict[str, float]) -> int:
+    """How many pairs of ``order`` (fastest first) stand the other way round by ``values``; ties count for neither."""
+    return sum(values[a] < values[b] for i, a in enumerate(order) for b in order[i + 1 :])
 
 
 def _swap_pairs(rng: np.random.Generator, n: int) -> tuple[tuple[int, int], ...]:
