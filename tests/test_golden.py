@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "7610a8edb4624c2140d42f59b4bed856135b5f1799c1b08f68787a71f314aa44",
-    ("all", 20, 3): "5313ee455917cc33dde8132f5e5c4590cd4bf90ceb5b9643419a783185edd648",
+    ("all", 3, 3): "08f36d734190bae3adca3d6e3cde20d5741999c66b63e72164562983db4dc48f",
+    ("all", 20, 3): "9b78b62a31e1729cc3a64cfdc291a7f4d4d7da587ee4c0608546815f29dff199",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 
