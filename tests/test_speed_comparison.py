@@ -253,21 +253,24 @@ def test_distances_or_times_alone_find_the_answer_about_as_often_as_a_guess_from
 
 def test_the_steps_distances_and_rates_follow_from_what_they_write():
     """A lane's distance is the written x subtracted (108 - 41 was written "66 px") and every rate is the written
-    distance over the written time, in lanes and in tiles."""
+    distance over the written time, in lanes and in tiles; the rate in cm/s is the written tiles per second times
+    the tile (1.3 tiles/s of 10 cm tiles was "12 cm/s", from the unrounded 1.25)."""
     checked = 0
     for family in ("lanes", "tabletop"):
         task = make_task("speed_comparison", family=family)
         for index in range(6):
-            img2img = record(generate(task, index, seed=43043))["img2img"]
+            rec = record(generate(task, index, seed=43043))
+            img2img, tile = rec["img2img"], re.search(r"tiles (\d+) cm wide", rec["question"])
             for x0, x1, px, dt, rate in re.findall(
                 r"from x = (\d+) px .*? to x = (\d+) px .*?: (\d+) px in ([\d.]+) s, \w+(?: to)? (\d+) px/s", img2img
             ):
                 assert int(px) == abs(int(x1) - int(x0)) and int(rate) == round(int(px) / float(dt)), img2img
                 checked += 1
-            for tiles, dt, rate in re.findall(
-                r"about ([\d.]+) tiles .*? in ([\d.]+) s, \w+(?: to)? ([\d.]+) tiles/s", img2img
+            for tiles, dt, rate, metric in re.findall(
+                r"about ([\d.]+) tiles .*? in ([\d.]+) s, \w+(?: to)? ([\d.]+) tiles/s \((\d+) cm/s\)", img2img
             ):
                 assert f"{float(tiles) / float(dt) + 1e-9:.1f}" == rate, (tiles, dt, rate)  # half a tenth up
+                assert int(metric) == round(float(rate) * int(tile[1])), (rate, tile[1], metric)  # the written rate
                 checked += 1
     assert checked >= 30, checked
 

@@ -586,6 +586,7 @@ class SpeedComparison(Filming, Task):
             else:
                 dist = round(float(np.linalg.norm(floor[-1] - floor[0])) / scene.tile, 1) * scene.tile
             rate = dist / (ts[-1] - ts[0])
+            written = _written_rate(rate, scene.tile, lanes)
             objs.append(
                 {
                     "name": r.name,
@@ -606,8 +607,9 @@ class SpeedComparison(Filming, Task):
                     "duration": seconds(ts[-1] - ts[0]),
                     "speed": speeds[r.name],
                     "rate": _rate(rate, scene.tile, "" if lanes else SETTINGS[scene.family].tile_word),
-                    "written": _written_rate(rate, scene.tile, lanes),
-                    "metric": "" if lanes else f"{_length(rate, False)}/s",
+                    "written": written,
+                    # from the written tiles per second, so the two agree for a reader who multiplies by the tile
+                    "metric": "" if lanes else f"{_length(written * scene.tile, False)}/s",
                     "pixel_rate": float(np.linalg.norm(px[-1] - px[0])) / (ts[-1] - ts[0]),
                     "direction": "right" if px[-1][0] > px[0][0] else "left",
                 }
