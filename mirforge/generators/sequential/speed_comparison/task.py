@@ -51,6 +51,7 @@ TRAVEL = (0.8, 5.0)  # tiles an object covers within its clip: enough to measure
 MAX_FRAMES = 9  # frames per clip at most: clips stay cheap to render
 VEHICLES = ("toy car", "toy truck")  # drive nose first; other objects slide at any angle
 LAYOUT_TRIES = 30  # speeds and paths drawn for one scene before the attempt is rejected
+CLIP_TRIES = 50  # clip assignments and lengths drawn for one set of speeds (cheap: no layout)
 CLEAR_RATIO = 1.5  # steps call a speed "clearly" above the next only from this ratio
 
 
@@ -273,15 +274,25 @@ class SpeedComparison(Filming, Task):
         rank = [int(i) for i in rng.permutation(n)]  # object i is the rank[i]-th fastest (0: the fastest)
         speeds = [chain[n - 1 - r] for r in rank]
         pairs = _swap_pairs(rng, n)
-        if kind == "order" and n_clips > 1:
-            clip_of_rank = _clips_for_pairs(rng, pairs, n, n_clips)
-            clip_of = [clip_of_rank[r] for r in rank]
+        # which clip holds which object and how long each clip runs settle what distances and times alone pick, so
+        # they are drawn until those pick as the scene asks, before the costly layout (3D: paths and cameras)
+        for _ in range(CLIP_TRIES):
+            if kind == "order" and n_clips > 1:
+                clip_of_rank = _clips_for_pairs(rng, pairs, n, n_clips)
+                clip_of = [clip_of_rank[r] for r in rank]
+            else:
+                order = [int(i) for i in rng.permutation(n)]
+                clip_of = [0] * n
+                for j, i in enumerate(order):
+                    clip_of[i] = j if j < n_clips else int(rng.integers(n_clips))
+            try:
+                lasts = _durations(rng, speeds, clip_of, n_clips, fps, k["frames_per_clip"])
+            except Reject:
+                continue
+            if _clips_fit(kind, speeds, clip_of, lasts, pairs, misleads[1], misleads[2], self.config.n_options):
+                break
         else:
-            order = [int(i) for i in rng.permutation(n)]
-            clip_of = [0] * n
-            for j, i in enumerate(order):
-                clip_of[i] = j if j < n_clips else int(rng.integers(n_clips))
-        lasts = _durations(rng, speeds, clip_of, n_clips, fps, k["frames_per_clip"])
+            raise Reject("no clips where distances and times pick as drawn")
         if family == "lanes":
             runners, clips, tile = self._lanes(rng, speeds, clip_of, lasts, k)
         else:
@@ -294,7 +305,7 @@ class SpeedComparison(Filming, Task):
             raise Reject("no set of options needs every frame, with pixels, distances and times misleading as drawn")
         if kind == "order":
             for cue in self._shortcuts(scene):  # times tie only pairs of a clip here: no cap on the share
-                if (self._ranking_share(scene, cue.values()) == 0) != cue.wrong:
+                if (_truth_share(self._rankings(scene), cue.values()) == 0) != cue.wrong:
                     raise Reject(f"ranking by {cue.name} does not " + ("miss" if cue.wrong else "find") + " the order")
         return scene
 
@@ -433,12 +444,6 @@ class SpeedComparison(Filming, Task):
         both, so each is the others with the same swaps and none sits in the middle of the rest."""
         truth = tuple(r.name for r in sorted(scene.runners, key=lambda r: -r.speed))
         return [truth, *(_swapped(truth, pair) for pair in (scene.pairs[:1], scene.pairs[1:], scene.pairs))]
-
-    def _ranking_share(self, scene: Scene, values: dict[str, float]) -> float:
-        """The chance that a reader who takes an option nearest the order by ``values`` (fewest pairs the other way
-        round) takes the truth."""
-        flips = [_reversed_pairs(order, values) for order in self._rankings(scene)]
-        return 1 / flips.count(flips[0]) if flips[0] == min(flips) else 0.0
 
     def _intro(self, scene: Scene) -> list[str]:
         times = self.times(scene)
@@ -701,6 +706,37 @@ def _pick_share(kind: str, correct: str, others: Sequence[str], values: dict[str
     sign = 1.0 if kind == "fastest" else -1.0
     scores = [sign * values[n] for n in (correct, *others)]
     return 1 / scores.count(scores[0]) if scores[0] == max(scores) else 0.0
+
+
+def _truth_share(rankings: Sequence[tuple[str, ...]], values: dict[str, float]) -> float:
+    """The chance that a reader who takes a ranking nearest the order by ``values`` (fewest pairs the other way
+    round) takes the first, the truth."""
+    flips = [_reversed_pairs(order, values) for order in rankings]
+    return 1 / flips.count(flips[0]) if flips[0] == min(flips) else 0.0
+
+
+def _clips_fit(kind, speeds, clip_of, lasts, pairs, distance, timing, n_options) -> bool:
+    """Whether, with these clips, ranking by the distance covered and by how short the clip ran can pick (or miss)
+    the answer as ``distance`` and ``timing`` ask (None: either), for some set of options: neither depends on the
+    layout that follows. Objects are named by their index here."""
+    names = [str(i) for i in range(len(speeds))]
+    covered = {n: s * lasts[c] for n, s, c in zip(names, speeds, clip_of, strict=True)}
+    quick = {n: 1.0 / lasts[c] for n, c in zip(names, clip_of, strict=True)}
+    cues = [
+        _Shortcut(what, wrong, values.copy, most)
+        for what, wrong, values, most in (("distances", distance, covered, 1.0), ("times", timing, quick, 0.5))
+        if wrong is not None
+    ]
+    truth = tuple(sorted(names, key=lambda n: -speeds[int(n)]))
+    if kind == "order":
+        rankings = [truth, *(_swapped(truth, p) for p in (pairs[:1], pairs[1:], pairs))]
+        return all((_truth_share(rankings, cue.values()) == 0) == cue.wrong for cue in cues)
+    correct = truth[0] if kind == "fastest" else truth[-1]
+    others = [n for n in truth if n != correct]
+    return any(
+        all(cue.holds(_pick_share(kind, correct, chosen, cue.values())) for cue in cues)
+        for chosen in combinations(others, n_options - 1)
+    )
 
 
 def _reversed_pairs(order: tuple[str, ...], values: dict[str, float]) -> int:
