@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "18eafd4ab6b1b33985e910f78c409883c5cf4d6b78dfea1b5ccbbcc2600224ac",
-    ("all", 20, 3): "4691995f31dfc76db240e41747e52755e2af6e934922bf99f1049958e35651a2",
+    ("all", 3, 3): "94545891d8674057b79772dc143536e0e8d1e2ed2d10086f939a8327df5b6a01",
+    ("all", 20, 3): "f81088de59d797c30df32ea4408b83c4950385fc09fa49477b3c514cb4f08d82",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 
