@@ -163,6 +163,7 @@ def test_ranking_answer_is_not_the_centre_of_its_distractors():
     assert reversed_offered / n < 0.1
 
 
+@pytest.mark.slow  # ~17 s: poses 240 level-1 scenes; CI runs it with the slow tests
 def test_the_answer_stands_farthest_no_more_often_than_at_any_other_depth():
     """Level 1 films one clip with paths across the picture. Where the objects stand was found by fitting their
     paths in view, and a long path fits where the view is wide: the fastest stood farthest from the camera 38% of
@@ -205,6 +206,7 @@ def pixel_rates(question, rendered) -> dict[str, float]:
     return rates
 
 
+@pytest.mark.slow  # ~20 s: renders 64 scenes; CI runs it with the slow tests
 def test_pixels_per_second_find_the_answer_no_more_often_than_a_guess_from_level_2():
     """In perspective an object far from the camera crosses fewer pixels for the same distance, but left to chance
     the order by pixels per second still found the answer in 79% of level 2's 3D scenes (40% at level 3), so a
