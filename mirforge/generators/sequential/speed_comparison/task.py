@@ -289,7 +289,7 @@ class SpeedComparison(Filming, Task):
                 lasts = _durations(rng, speeds, clip_of, n_clips, fps, k["frames_per_clip"])
             except Reject:
                 continue
-            if _clips_fit(kind, speeds, clip_of, lasts, pairs, misleads[1], misleads[2], self.config.n_options):
+            if _clips_fit(kind, speeds, clip_of, lasts, pairs, misleads[1:], self.config.n_options):
                 break
         else:
             raise Reject("no clips where distances and times pick as drawn")
@@ -303,18 +303,23 @@ class SpeedComparison(Filming, Task):
         scene = Scene(family, level, runners, clips, kind, fps, tile, pairs, *misleads)
         if kind != "order" and not self._distractor_sets(scene):
             raise Reject("no set of options needs every frame, with pixels, distances and times misleading as drawn")
-        if kind == "order":
-            for cue in self._shortcuts(scene):  # times tie only pairs of a clip here: no cap on the share
-                if (_truth_share(self._rankings(scene), cue.values()) == 0) != cue.wrong:
-                    raise Reject(f"ranking by {cue.name} does not " + ("miss" if cue.wrong else "find") + " the order")
+        if kind == "order" and scene.mislead is not None:  # distances and times were settled with the clips
+            share = _truth_share(self._rankings(scene), _pixel_rates(scene, self.image_size))
+            if (share == 0) != scene.mislead:
+                raise Reject("ranking by pixels per second does not " + ("miss" if scene.mislead else "find") + " it")
         return scene
 
     def _shortcuts(self, scene: Scene) -> list[_Shortcut]:
         """The shortcuts the scene is laid out against, as drawn."""
+        covered, quick = _timing_cues(
+            {r.name: r.speed for r in scene.runners},
+            {r.name: r.clip for r in scene.runners},
+            [plan.indices[-1] - plan.indices[0] for plan in scene.clips],
+        )
         every = (
             _Shortcut("pixels per second", scene.mislead, lambda: _pixel_rates(scene, self.image_size), 1.0),
-            _Shortcut("distances", scene.distance_misleads, lambda: _distances(scene), 1.0),
-            _Shortcut("times", scene.time_misleads, lambda: _time_rates(scene), 0.5),
+            _Shortcut("distances", scene.distance_misleads, covered.copy, 1.0),
+            _Shortcut("times", scene.time_misleads, quick.copy, 0.5),
         )
         return [cue for cue in every if cue.wrong is not None]
 
@@ -440,10 +445,7 @@ class SpeedComparison(Filming, Task):
         return [s for s in sets if _every_clip_needed(scene.kind, [correct, *s], speeds, clip_of)]
 
     def _rankings(self, scene: Scene) -> list[tuple[str, ...]]:
-        """A ranking question's options, truth first: the true order with the first pair swapped, the second, or
-        both, so each is the others with the same swaps and none sits in the middle of the rest."""
-        truth = tuple(r.name for r in sorted(scene.runners, key=lambda r: -r.speed))
-        return [truth, *(_swapped(truth, pair) for pair in (scene.pairs[:1], scene.pairs[1:], scene.pairs))]
+        return _swap_options(tuple(r.name for r in sorted(scene.runners, key=lambda r: -r.speed)), scene.pairs)
 
     def _intro(self, scene: Scene) -> list[str]:
         times = self.times(scene)
@@ -684,20 +686,15 @@ def _pixel_rates(scene: Scene, size: int) -> dict[str, float]:
     return rates
 
 
-def _distances(scene: Scene) -> dict[str, float]:
-    """Each object's distance in tiles between the first and the last shown frame of its clip: what a reader who
-    counts tiles but never reads the frame times compares."""
-    return {
-        r.name: r.speed * (scene.clips[r.clip].indices[-1] - scene.clips[r.clip].indices[0]) / scene.fps
-        for r in scene.runners
-    }
-
-
-def _time_rates(scene: Scene) -> dict[str, float]:
-    """One over the time between the first and the last shown frame of each object's clip: what a reader who reads
-    the frame times but never measures a distance ranks by (the objects of one clip tie)."""
-    spans = [plan.indices[-1] - plan.indices[0] for plan in scene.clips]
-    return {r.name: scene.fps / spans[r.clip] for r in scene.runners}
+def _timing_cues(
+    speeds: dict[str, float], clip_of: dict[str, int], spans: Sequence[int]
+) -> tuple[dict[str, float], dict[str, float]]:
+    """What two readers who each read half of a speed rank the objects by (higher: faster), from the frames between
+    each clip's first and last shown frame (``spans``): the distance covered, never reading a time, and how short
+    the clip ran, never measuring a distance (the objects of one clip tie)."""
+    covered = {n: v * spans[clip_of[n]] for n, v in speeds.items()}
+    quick = {n: 1.0 / spans[clip_of[n]] for n in speeds}
+    return covered, quick
 
 
 def _pick_share(kind: str, correct: str, others: Sequence[str], values: dict[str, float]) -> float:
@@ -715,21 +712,28 @@ def _truth_share(rankings: Sequence[tuple[str, ...]], values: dict[str, float]) 
     return 1 / flips.count(flips[0]) if flips[0] == min(flips) else 0.0
 
 
-def _clips_fit(kind, speeds, clip_of, lasts, pairs, distance, timing, n_options) -> bool:
+def _clips_fit(
+    kind: str,
+    speeds: list[float],
+    clip_of: list[int],
+    lasts: list[int],
+    pairs: tuple[tuple[int, int], ...],
+    misleads: tuple[bool | None, bool | None],
+    n_options: int,
+) -> bool:
     """Whether, with these clips, ranking by the distance covered and by how short the clip ran can pick (or miss)
-    the answer as ``distance`` and ``timing`` ask (None: either), for some set of options: neither depends on the
-    layout that follows. Objects are named by their index here."""
+    the answer as ``misleads`` (distances, times) asks, for some set of options: neither depends on the layout
+    that follows. Objects are named by their index here."""
     names = [str(i) for i in range(len(speeds))]
-    covered = {n: s * lasts[c] for n, s, c in zip(names, speeds, clip_of, strict=True)}
-    quick = {n: 1.0 / lasts[c] for n, c in zip(names, clip_of, strict=True)}
+    covered, quick = _timing_cues(dict(zip(names, speeds, strict=True)), dict(zip(names, clip_of, strict=True)), lasts)
     cues = [
         _Shortcut(what, wrong, values.copy, most)
-        for what, wrong, values, most in (("distances", distance, covered, 1.0), ("times", timing, quick, 0.5))
+        for what, wrong, values, most in (("distances", misleads[0], covered, 1.0), ("times", misleads[1], quick, 0.5))
         if wrong is not None
     ]
     truth = tuple(sorted(names, key=lambda n: -speeds[int(n)]))
-    if kind == "order":
-        rankings = [truth, *(_swapped(truth, p) for p in (pairs[:1], pairs[1:], pairs))]
+    if kind == "order":  # times tie only the pairs within a clip here: no cap on their share
+        rankings = _swap_options(truth, pairs)
         return all((_truth_share(rankings, cue.values()) == 0) == cue.wrong for cue in cues)
     correct = truth[0] if kind == "fastest" else truth[-1]
     others = [n for n in truth if n != correct]
@@ -763,6 +767,12 @@ def _clips_for_pairs(rng: np.random.Generator, pairs, n: int, n_clips: int) -> l
         clip_of[a0], clip_of[b0] = labels[2], labels[2]
         clip_of[a1], clip_of[b1] = labels[0], labels[1]
     return clip_of
+
+
+def _swap_options(truth: tuple[str, ...], pairs: tuple[tuple[int, int], ...]) -> list[tuple[str, ...]]:
+    """A ranking question's options, truth first: the true order with the first pair swapped, the second, or both,
+    so each is the others with the same swaps and none sits in the middle of the rest."""
+    return [truth, *(_swapped(truth, pair) for pair in (pairs[:1], pairs[1:], pairs))]
 
 
 def _swapped(order: tuple[str, ...], pairs) -> tuple[str, ...]:
