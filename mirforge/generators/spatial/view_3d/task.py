@@ -244,12 +244,13 @@ class View3D(Task):
         true_cols, true_rows = (dict(zip(names, axis, strict=True)) for axis in layouts[question.answer])
         candidates = []
         for k, (cols, rows) in enumerate(layouts):
+            at_col, at_row = dict(zip(names, cols, strict=True)), dict(zip(names, rows, strict=True))
             front = [
-                {**c, "seen_at": true_cols[c["name"]] + 1, "candidate_at": cols[names.index(c["name"])] + 1}
+                {**c, "seen_at": true_cols[c["name"]] + 1, "candidate_at": at_col[c["name"]] + 1}
                 for c in _conflicts(m, k, ("front",))
             ]
             side = [
-                {**c, "seen_at": true_rows[c["name"]] + 1, "candidate_at": rows[names.index(c["name"])] + 1}
+                {**c, "seen_at": true_rows[c["name"]] + 1, "candidate_at": at_row[c["name"]] + 1}
                 for c in _conflicts(m, k, ("side",))
             ]
             cells = [
