@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import re
 from collections import Counter
 
 import numpy as np
 import pytest
 
 from mirforge.errors import InputError, Reject
+from mirforge.generators.sequential import paint
 from mirforge.generators.sequential.process_order import timeline
-from mirforge.generators.sequential.process_order.families import FAMILIES, ICE_SIDE, ICE_TOP
+from mirforge.generators.sequential.process_order.families import FAMILIES, FRACTIONS, ICE_SIDE, ICE_TOP
 from mirforge.generators.sequential.process_order.task import _most_crowded, _paired_states
 from mirforge.generators.sequential.process_order.timeline import Ask
 
@@ -208,7 +210,6 @@ def test_verifier_rejects_a_planted_wrong_answer(task):
 def test_steps_name_no_answer_before_the_reasoning(task):
     """The summary and text2img treat the answer frame like every other frame: the summary names only the anchor,
     text2img lists every frame's box once (and the anchor once more); the letter comes only in the conclusion."""
-    import re
 
     for index in range(12):
         rec = record(generate(task, index, seed=6))
@@ -279,7 +280,6 @@ def test_a_candle_caption_counts_the_drips_that_show():
     """Two drips a few pixels apart ran together into one, and a pale drip vanished where the body is palest, so a
     caption said '3 drips' where 2 showed. Drawn with and without its drips (below the rim), every drip the caption
     counts changes the candle's side where it runs, and untouched columns part each drip from the next."""
-    import re
 
     from mirforge.generators.sequential import paint
 
@@ -401,10 +401,6 @@ def test_house_openings_are_cut_only_into_built_wall():
 
 def _told_ratio(caption: str) -> float:
     """The size a caption tells beside its yardstick ("about 2.4 times as tall as", "about a third as wide as")."""
-    import re
-
-    from mirforge.generators.sequential.process_order.families import FRACTIONS
-
     if m := re.search(r"about (\d+\.\d) times as (tall|wide)", caption):
         return float(m[1])
     if re.search(r"about as (tall|wide) as", caption):
@@ -435,8 +431,6 @@ def test_the_frames_to_order_are_captioned_apart():
 def test_candle_ice_and_plant_captions_tell_the_size_drawn():
     """What sets those captions apart is the size the frame shows beside something that does not change: the
     candle's height beside its width, a cube's width beside the plate's, the stem's height beside the pot's."""
-    from mirforge.generators.sequential import paint
-
     candle, ice, plant = FAMILIES["candle"], FAMILIES["ice"], FAMILIES["plant"]
     for seed in range(4):
         for t in (0.1, 0.3, 0.5, 0.7, 0.9):

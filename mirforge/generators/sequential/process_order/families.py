@@ -305,7 +305,7 @@ class Candle(Family):
     def _draw(self, base: np.ndarray, look: CandleLook, t: float, drips: bool) -> np.ndarray:
         img = base.copy()
         cx, w, by = look.cx, look.width, look.base_y
-        h = look.height * (1 - self.BURN * t)
+        h = self._height(look, t)
         top = by - h
         if t < 1:
             paint.glow(img, (cx, top - 30), 120, (255, 200, 120), 0.3)
@@ -365,7 +365,7 @@ class Candle(Family):
         if t >= 1:
             return f"a short stub of a {look.colour} candle that has gone out, a thread of smoke rising from its wick"
         # its height as draw burns it down, beside its width: the drips alone read the same in frames apart
-        tall = _times(look.height * (1 - self.BURN * t) / look.width, "tall", "it is wide")
+        tall = _times(self._height(look, t) / look.width, "tall", "it is wide")
         drips = sum(1 for _, s, _ in look.drips if t > s)  # as draw runs them, each in its own slot
         if drips == 0:
             return (
@@ -373,6 +373,9 @@ class Candle(Family):
             )
         runs = "a drip" if drips == 1 else f"{drips} drips"
         return f"a lit {look.colour} candle {tall}, with {runs} of wax down its side and wax pooling in the holder"
+
+    def _height(self, look: CandleLook, t: float) -> float:
+        return look.height * (1 - self.BURN * t)
 
     def amount(self, value: float, look: CandleLook) -> str:
         return f"{round(value)} px tall"
