@@ -598,7 +598,7 @@ def test_every_good_on_the_sale_shelf_stands_whole_in_the_panel():
 def test_a_vehicle_at_the_stop_stands_whole_in_the_panel_and_a_bus_on_its_wheels():
     """The bus, tram or ferry under the stop clock lies inside the panel (it was cut by the left edge, a red box
     with no wheels that did not read as a bus), and a bus or a tram shows two wheels on the ground."""
-    from mirforge.generators.analytical.yes_but.families import WHEEL
+    from mirforge.generators.analytical.yes_but.families import GROUND, WHEEL
 
     fam = FAMILIES["timetable"]
     style = draw_style(np.random.default_rng(0))
@@ -612,7 +612,7 @@ def test_a_vehicle_at_the_stop_stands_whole_in_the_panel_and_a_bus_on_its_wheels
             wheels = [b for b in canvas.bodies if WHEEL in b.fills]
             assert len(wheels) == (0 if kind == "ferry" else 2), (kind, dx)
             for wheel in wheels:
-                assert max(y for _, y in wheel.pts) == pytest.approx(390, abs=2)  # on the ground at y 390
+                assert max(y for _, y in wheel.pts) == pytest.approx(GROUND, abs=2)  # on the ground
 
 
 def test_the_timetable_sign_and_the_words_agree_on_arrival():
