@@ -271,13 +271,27 @@ def test_describe_names_what_the_pixels_show():
     pic.note("a tree", (10, 10, 30, 50))
     pic.img[60:, 80:] = (200, 90, 70)
     pic.note("a house", (80, 60, 140, 120))
-    pic.img[95:, :] = (110, 160, 220)  # a river along the bottom edge: its box is the whole picture
+    pic.img[90:, :] = (110, 160, 220)  # a river along the bottom edge: its box is the whole picture
     pic.note("a river", (0, 0, 100, 100))
     # the house and the river run on past the picture's edge; the sky, a background, fills it
-    assert describe(pic, (0, 0, 100, 100)) == ["the sky", "a tree", "part of a house", "part of a river"]
+    assert describe(pic, (0, 0, 100, 100)) == ["the sky", "a tree", "part of a river", "part of a house"]
     assert describe(pic, (0, 0, 50, 50)) == ["part of the sky", "a tree"]
     assert describe(pic, (50, 45, 100, 90)) == ["part of a house"]
     assert describe(pic, (0, 50, 60, 90)) == []
+
+
+def test_describe_counts_what_reaches_in_not_a_sliver_along_an_edge():
+    """A thin strand reaching into a tile is seen, though it is a small share of its whole; a strip as wide as a
+    line along the tile's edge is not."""
+    pic = Picture(np.full((896, 448, 3), 30, np.uint8))
+    pic.note("the blue water", (0, 0, 448, 896), background=True)
+    pic.img[300:600, 200:208] = (40, 140, 60)  # a strand of seaweed from one tile into the next
+    pic.note("a strand of seaweed", (200, 300, 208, 600))
+    pic.img[440:448, :150] = (230, 140, 40)  # a band along the first tile's bottom edge
+    pic.note("a band", (0, 440, 150, 448))
+    assert describe(pic, (0, 448, 448, 896)) == ["part of the blue water", "part of a strand of seaweed"]
+    assert describe(pic, (0, 0, 448, 448)) == ["part of the blue water", "part of a strand of seaweed"]
+    assert "part of a band" in describe(pic, (0, 400, 448, 500))  # the same band, away from the edge
 
 
 def test_describe_counts_things_of_one_name():

@@ -29,6 +29,7 @@ POSTER = (np.round(np.arange(256) / 255 * 4) * (255 / 4)).astype(np.uint8)  # fi
 INKED = (np.arange(256) * 0.3).astype(np.uint8)  # a poster's outlines: its colours darkened to 30%
 STYLE_WORDS = {"flat": "flat-colour", "painted": "painted", "pixel": "pixel-art", "poster": "poster-style"}
 COUNT_STEP = 4  # captions count labels on every 4th row and column: shares to a fraction of a percent, 16x faster
+SLIVER = 0.02  # a caption does not count what shows only this close to a region's edge (share of its side)
 PIXEL_BLOCK = 28  # pixel art's block: divides 448, so the blocks line up with every grid of 448-pixel tiles
 
 
@@ -590,16 +591,19 @@ def stylise(img: np.ndarray, style: str, rng: np.random.Generator) -> np.ndarray
 def describe(pic: Picture, box: tuple[float, float, float, float]) -> list[str]:
     """What a region of the picture shows: the elements whose pixels fall in ``box``, whole ones plainly and cut
     ones as "part of ...", largest share first, each name once with how many show ("three fish"). An element counts
-    when at least 15% of it or 8% of the region is there and it covers 0.2% of the region (a sliver at the edge is
-    not something a person sees); a name counts when its elements together cover 0.5% (eight small fish do)."""
+    when 0.2% of the region shows it at least ``SLIVER`` of the region's side in from its edges (a sliver along an
+    edge is not something a person sees, the tail of a fish or a strand of seaweed reaching in is); a name counts
+    when its elements together cover 0.5% (eight small fish do)."""
     x0, y0, x1, y1 = (int(round(v)) for v in box)
     region = pic.labels[y0:y1:COUNT_STEP, x0:x1:COUNT_STEP]
-    inside, total, area = _count(region, len(pic.names)), pic.counts, region.size
+    m = max(1, round(SLIVER * min(region.shape)))
+    n = len(pic.names)
+    inside, inner, area = _count(region, n), _count(region[m:-m, m:-m], n), region.size
     cut = _cut(pic, (x0, y0, x1, y1))
     cover: dict[str, float] = {}
     whole: dict[str, list[bool]] = {}  # per element of that name that counts
     for k, name in enumerate(pic.names):
-        if inside[k] < 0.002 * area or (inside[k] < 0.15 * total[k] and inside[k] < 0.08 * area):
+        if inner[k] < 0.002 * area:
             continue
         cover[name] = cover.get(name, 0.0) + inside[k] / area
         whole.setdefault(name, []).append(k not in cut)

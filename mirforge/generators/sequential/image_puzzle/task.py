@@ -561,11 +561,11 @@ class ImagePuzzle(Task):
             "regions": [r.to_json() for r in rendered.regions],
         }
         s = TILE * g
-        whole = _words(describe(pic, (0, 0, s, s)), 4)
+        whole = _words(describe(pic, (0, 0, s, s)), 6)
 
         def tile_words(p: tuple[float, float]) -> str:
             r, c = p
-            return _words(describe(pic, (c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE)), 3)
+            return _words(describe(pic, (c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE)), 5)
 
         out["whole"] = whole
         m = rendered.measured
@@ -598,7 +598,7 @@ class ImagePuzzle(Task):
             if f["kind"] == "missing":
                 out["cell"] = _cell_name(tuple(f["cell"]), g)
                 r, c = f["cell"]
-                out["around"] = _words(describe(pic, _around((r, c), g)), 3)
+                out["around"] = _words(describe(pic, _around((r, c), g)), 5)
                 border = _hole_border(pic, tuple(f["cell"]), [tuple(p) for p in f["candidates"]], rendered.images)
                 out["keeps"] = [{**k, "place": PLACES[k["edge"]]} for k in border["keeps"][question.answer]]
                 out["breaks"] = [
