@@ -385,11 +385,23 @@ def rubber_duck(rng: np.random.Generator, style: str, h: float) -> Parts:
     """Facing -x (its profile toward the camera in front)."""
     s = h / 1.0
     body = ellipsoid((0.5 * s, 0.4 * s, 0.3 * s), (0.05 * s, 0, 0.3 * s), 2)
-    tail = ellipsoid((0.18 * s, 0.14 * s, 0.12 * s), (0.48 * s, 0, 0.5 * s), 2)
+    # a tail tipped up and folded wings on both sides: seen from behind, three stacked balls read as a snowman
+    tail = rotated(
+        ellipsoid((0.2 * s, 0.12 * s, 0.09 * s), (0.5 * s, 0, 0.5 * s), 2), -0.6, (0, 1, 0), (0.5 * s, 0, 0.5 * s)
+    )
+    wings = [
+        rotated(
+            ellipsoid((0.27 * s, 0.07 * s, 0.14 * s), (0.12 * s, y * s, 0.4 * s), 2),
+            -0.3,
+            (0, 1, 0),
+            (0.12 * s, 0, 0.4 * s),
+        )
+        for y in (-0.36, 0.36)
+    ]
     head = ellipsoid((0.25 * s, 0.25 * s, 0.25 * s), (-0.22 * s, 0, 0.74 * s), 2)
     beak = ellipsoid((0.16 * s, 0.12 * s, 0.05 * s), (-0.48 * s, 0, 0.7 * s), 2)
     eyes = union(*(ellipsoid((0.035 * s,) * 3, (-0.38 * s, y * s, 0.83 * s), 1) for y in (-0.14, 0.14)))
-    return [("body", union(body, tail, head)), ("beak", beak), ("eyes", eyes)]
+    return [("body", union(body, tail, head, *wings)), ("beak", beak), ("eyes", eyes)]
 
 
 @kind(
