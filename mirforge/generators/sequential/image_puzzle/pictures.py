@@ -512,6 +512,7 @@ def town_map(rng: np.random.Generator, s: int) -> Picture:
         if horizontal
         else (mid - a - 0.03 * s, 0, mid + a + 0.03 * s, s),
     )
+    river = len(pic.names) - 1
     # a grid of roads with blocks of alike houses between them
     road, roof = (250, 250, 246), _rgb(rng, (200, 110, 90), 12)
     step = s * float(rng.uniform(0.2, 0.26))
@@ -542,6 +543,9 @@ def town_map(rng: np.random.Generator, s: int) -> Picture:
             hs = s * 0.035
             for hx in np.arange(x0 + hs * 0.3, x1 - hs, hs * 1.4):
                 for hy in (y0 + hs * 0.3, y1 - hs * 1.3):
+                    near = pic.labels[max(0, int(hy) - 2) : int(hy + hs) + 3, max(0, int(hx) - 2) : int(hx + hs) + 3]
+                    if (near == river).any():
+                        continue  # no house stands in the river
                     paint.rounded_rect(img, (hx, hy, hx + hs, hy + hs), 1, roof)
                     paint.line(img, (hx, hy + hs / 2), (hx + hs, hy + hs / 2), paint.shade(roof, 0.8), 1)
             pic.note("a block of houses", (x0, y0, x1, y1))
