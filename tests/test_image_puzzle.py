@@ -6,6 +6,7 @@ import copy
 import re
 from collections import Counter, defaultdict
 
+import cv2
 import numpy as np
 import pytest
 
@@ -324,6 +325,37 @@ def test_motifs_repeat_across_the_picture():
             names = Counter(name for name, shown in zip(pic.names, pic.counts, strict=True) if shown)
             shares.append(sum(n for n in names.values() if n > 1) / sum(names.values()))
         assert np.mean(shares) >= 0.5, (family, shares)
+
+
+def _boxes(pic: Picture, name: str) -> list[tuple[int, int, int, int]]:
+    """The pixel box (x0, y0, x1, y1) of every element of that name that shows."""
+    out = []
+    for k, n in enumerate(pic.names):
+        ys, xs = np.nonzero(pic.labels == k)
+        if n == name and len(xs):
+            out.append((xs.min(), ys.min(), xs.max(), ys.max()))
+    return out
+
+
+def test_things_stand_and_hang_where_they_can():
+    """No tree or house stands in the lake (the bottom of its trunk or door, drawn after the lake, is outside the
+    lake's box), no house in a town's river, and no shelf or picture hangs across the window or its curtains."""
+    for seed in range(12):
+        land = draw_picture("landscape", "flat", seed, 896)
+        (lake,) = _boxes(land, "a lake")
+        for box in _boxes(land, "a tree") + _boxes(land, "a house"):
+            x, y = (box[0] + box[2]) / 2, box[3]
+            assert not (lake[0] <= x <= lake[2] and lake[1] <= y <= lake[3]), (seed, box, lake)
+        room = draw_picture("room", "flat", seed, 896)
+        (window,) = _boxes(room, "a window with curtains")
+        hung = _boxes(room, "a shelf of books") + _boxes(room, "a framed picture")
+        assert hung, seed
+        for box in hung:
+            assert box[2] < window[0] or window[2] < box[0] or box[3] < window[1] or window[3] < box[1], (seed, box)
+        town = draw_picture("map", "flat", seed, 896)
+        river = town.labels == town.names.index("a river")
+        houses = np.isin(town.labels, [k for k, n in enumerate(town.names) if n == "a block of houses"])
+        assert houses.any() and not (cv2.dilate(houses.astype(np.uint8), np.ones((3, 3))) & river).any(), seed
 
 
 def test_arrangement_options_stand_in_the_same_relation_to_each_other(task):

@@ -30,6 +30,7 @@ INKED = (np.arange(256) * 0.3).astype(np.uint8)  # a poster's outlines: its colo
 STYLE_WORDS = {"flat": "flat-colour", "painted": "painted", "pixel": "pixel-art", "poster": "poster-style"}
 COUNT_STEP = 4  # captions count labels on every 4th row and column: shares to a fraction of a percent, 16x faster
 SLIVER = 0.02  # a caption does not count what shows only this close to a region's edge (share of its side)
+SPOT_TRIES = 20  # draws of a free spot for a thing that must not overlap another (a tree in the lake)
 PIXEL_BLOCK = 28  # pixel art's block: divides 448, so the blocks line up with every grid of 448-pixel tiles
 
 
@@ -145,32 +146,71 @@ def landscape(rng: np.random.Generator, s: int) -> Picture:
     tree = _rgb(rng, (30, 92, 52), 8)
     rim, lit = paint.shade(tree, 0.55), paint.mix(tree, (150, 200, 110), 0.35)
     pine = rng.random() < 0.5
-    for _ in range(int(rng.integers(7, 12))):
-        y = s * float(rng.uniform(ground / s + 0.02, 0.95))
-        x = s * float(rng.uniform(0.03, 0.97))
-        r = s * 0.025 * (0.6 + 0.8 * (y / s))
-        paint.rounded_rect(img, (x - r * 0.18, y - r * 0.2, x + r * 0.18, y + r * 0.9), 1, (110, 74, 44))
-        if pine:
-            cone = [(x - r, y + r * 0.1), (x, y - 2.2 * r), (x + r, y + r * 0.1)]
-            paint.poly(img, cone, tree)
-            paint.poly(img, [(x - r * 0.55, y - r * 0.15), (x, y - 1.9 * r), (x - r * 0.1, y - r * 0.15)], lit)
-            paint.polyline(img, cone, rim, max(1, int(r * 0.12)), closed=True)
-        else:
-            paint.circle(img, (x, y - r * 0.6), r, tree)
-            paint.circle(img, (x - r * 0.3, y - r * 0.9), r * 0.45, lit)
-            paint.circle(img, (x, y - r * 0.6), r, rim, max(1, int(r * 0.12)))
-        pic.note("a tree", (x - r, y - 2.2 * r, x + r, y + r))
     wall = _rgb(rng, ((230, 220, 200), (200, 90, 70), (240, 210, 150))[int(rng.integers(3))], 8)
     roof = _rgb(rng, (150, 60, 50), 10)
-    for _ in range(int(rng.integers(2, 4))):
-        y = s * float(rng.uniform(ground / s + 0.04, 0.9))
-        x = s * float(rng.uniform(0.06, 0.94))
-        r = s * 0.035 * (0.7 + 0.6 * (y / s))
-        paint.rounded_rect(img, (x - r, y - r * 0.6, x + r, y + r * 0.7), 1, wall)
-        paint.poly(img, [(x - r * 1.2, y - r * 0.55), (x, y - r * 1.4), (x + r * 1.2, y - r * 0.55)], roof)
-        paint.rounded_rect(img, (x - r * 0.2, y + r * 0.1, x + r * 0.2, y + r * 0.7), 1, (70, 50, 40))
-        pic.note("a house", (x - r * 1.2, y - r * 1.4, x + r * 1.2, y + r * 0.7))
+    # (base row, kind, x, size), drawn from the back to the front; none stands in the lake or on another's spot
+    taken, things = [(lake[0] - ax[0], lake[1] - ax[1], lake[0] + ax[0], lake[1] + ax[1])], []
+    for kind, n, margin, lowest in (
+        ("tree", int(rng.integers(7, 12)), 0.03, 0.95),
+        ("house", int(rng.integers(2, 4)), 0.06, 0.9),
+    ):
+        top = ground / s + (0.02 if kind == "tree" else 0.04)
+        for _ in range(n):
+            for _ in range(SPOT_TRIES):
+                x, y = s * float(rng.uniform(margin, 1 - margin)), s * float(rng.uniform(top, lowest))
+                if kind == "tree":
+                    r = s * 0.025 * (0.6 + 0.8 * (y / s))  # nearer (lower), larger
+                    spot = (x - r, y - r * 0.2, x + r, y + r * 0.9)
+                else:
+                    r = s * 0.035 * (0.7 + 0.6 * (y / s))
+                    spot = (x - r * 1.2, y - r * 0.6, x + r * 1.2, y + r * 0.7)
+                if not _overlaps(spot, taken):
+                    taken.append(spot)
+                    things.append((y, kind, x, r))
+                    break
+    for y, kind, x, r in sorted(things):
+        if kind == "tree":
+            paint.rounded_rect(img, (x - r * 0.18, y - r * 0.2, x + r * 0.18, y + r * 0.9), 1, (110, 74, 44))
+            if pine:
+                cone = [(x - r, y + r * 0.1), (x, y - 2.2 * r), (x + r, y + r * 0.1)]
+                paint.poly(img, cone, tree)
+                paint.poly(img, [(x - r * 0.55, y - r * 0.15), (x, y - 1.9 * r), (x - r * 0.1, y - r * 0.15)], lit)
+                paint.polyline(img, cone, rim, max(1, int(r * 0.12)), closed=True)
+            else:
+                paint.circle(img, (x, y - r * 0.6), r, tree)
+                paint.circle(img, (x - r * 0.3, y - r * 0.9), r * 0.45, lit)
+                paint.circle(img, (x, y - r * 0.6), r, rim, max(1, int(r * 0.12)))
+            pic.note("a tree", (x - r, y - 2.2 * r, x + r, y + r))
+        else:
+            paint.rounded_rect(img, (x - r, y - r * 0.6, x + r, y + r * 0.7), 1, wall)
+            paint.poly(img, [(x - r * 1.2, y - r * 0.55), (x, y - r * 1.4), (x + r * 1.2, y - r * 0.55)], roof)
+            paint.rounded_rect(img, (x - r * 0.2, y + r * 0.1, x + r * 0.2, y + r * 0.7), 1, (70, 50, 40))
+            pic.note("a house", (x - r * 1.2, y - r * 1.4, x + r * 1.2, y + r * 0.7))
     return pic
+
+
+def _free_spot(
+    rng: np.random.Generator,
+    taken: list[tuple[float, float, float, float]],
+    xs: tuple[float, float],
+    ys: tuple[float, float],
+    size: tuple[float, float],
+    s: int,
+) -> tuple[float, float] | None:
+    """The top left corner, drawn in ``xs`` x ``ys`` (shares of the side ``s``), of a ``size`` box with a gap of 1%
+    of the side to every box in ``taken`` (to which it is added), or None after ``SPOT_TRIES`` draws."""
+    gap = 0.01 * s
+    for _ in range(SPOT_TRIES):
+        x, y = s * float(rng.uniform(*xs)), s * float(rng.uniform(*ys))
+        box = (x - gap, y - gap, x + size[0] + gap, y + size[1] + gap)
+        if not _overlaps(box, taken):
+            taken.append(box)
+            return x, y
+    return None
+
+
+def _overlaps(box: tuple[float, float, float, float], boxes: list[tuple[float, float, float, float]]) -> bool:
+    return any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in boxes)
 
 
 # -- city -----------------------------------------------------------------------------------------------------
@@ -342,11 +382,15 @@ def room(rng: np.random.Generator, s: int) -> Picture:
     for cx in (wx - s * 0.03, wx + ww + s * 0.03):
         paint.rounded_rect(img, (cx - s * 0.03, s * 0.08, cx + s * 0.03, s * 0.42), 2, curtain)
     pic.note("a window with curtains", (wx - s * 0.06, s * 0.08, wx + ww + s * 0.06, s * 0.42))
-    # two alike bookshelves, two alike framed pictures, alike pot plants
+    # two alike bookshelves, two alike framed pictures, alike pot plants; what hangs on the wall clears the window,
+    # the curtains and each other (a picture hung across a curtain)
+    hung = [(wx - s * 0.07, s * 0.07, wx + ww + s * 0.07, s * 0.43)]
     book_colours = [_rgb(rng, c, 16) for c in ((180, 50, 50), (50, 90, 170), (60, 140, 80), (220, 180, 60))]
     for _ in range(2):
-        bx = s * float(rng.uniform(0.02, 0.8))
-        by = s * float(rng.uniform(0.15, 0.45))
+        spot = _free_spot(rng, hung, (0.02, 0.8), (0.15, 0.45), (s * 0.18, s * 0.075), s)
+        if spot is None:
+            continue
+        bx, by = spot
         paint.rounded_rect(img, (bx, by + s * 0.06, bx + s * 0.18, by + s * 0.075), 1, (120, 80, 50))
         x = bx + s * 0.005
         while x < bx + s * 0.17:
@@ -358,7 +402,10 @@ def room(rng: np.random.Generator, s: int) -> Picture:
     frame = _rgb(rng, (140, 100, 60), 12)
     art = _rgb(rng, (90, 140, 170), 30)
     for _ in range(2):
-        fx, fy = s * float(rng.uniform(0.05, 0.85)), s * float(rng.uniform(0.08, 0.4))
+        spot = _free_spot(rng, hung, (0.05, 0.85), (0.08, 0.4), (s * 0.1, s * 0.08), s)
+        if spot is None:
+            continue
+        fx, fy = spot
         paint.rounded_rect(img, (fx, fy, fx + s * 0.1, fy + s * 0.08), 1, frame)
         paint.rounded_rect(img, (fx + s * 0.01, fy + s * 0.01, fx + s * 0.09, fy + s * 0.07), 1, art)
         paint.circle(img, (fx + s * 0.05, fy + s * 0.035), s * 0.015, (240, 220, 120))
@@ -543,7 +590,10 @@ def town_map(rng: np.random.Generator, s: int) -> Picture:
             hs = s * 0.035
             for hx in np.arange(x0 + hs * 0.3, x1 - hs, hs * 1.4):
                 for hy in (y0 + hs * 0.3, y1 - hs * 1.3):
-                    near = pic.labels[max(0, int(hy) - 2) : int(hy + hs) + 3, max(0, int(hx) - 2) : int(hx + hs) + 3]
+                    m = int(0.005 * s) + 2  # a few pixels of bank between a house and the water
+                    near = pic.labels[
+                        max(0, int(hy) - m) : int(hy + hs) + m + 1, max(0, int(hx) - m) : int(hx + hs) + m + 1
+                    ]
                     if (near == river).any():
                         continue  # no house stands in the river
                     paint.rounded_rect(img, (hx, hy, hx + hs, hy + hs), 1, roof)
