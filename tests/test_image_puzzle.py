@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import re
 from collections import Counter, defaultdict
+from itertools import combinations
 
 import cv2
 import numpy as np
@@ -339,7 +340,8 @@ def _boxes(pic: Picture, name: str) -> list[tuple[int, int, int, int]]:
 
 def test_things_stand_and_hang_where_they_can():
     """No tree or house stands in the lake (the bottom of its trunk or door, drawn after the lake, is outside the
-    lake's box), no house in a town's river, and no shelf or picture hangs across the window or its curtains."""
+    lake's box), no house in a town's river, no shelf or picture hangs across the window or its curtains, and no fish
+    swims through another."""
     for seed in range(12):
         land = draw_picture("landscape", "flat", seed, 896)
         (lake,) = _boxes(land, "a lake")
@@ -352,6 +354,10 @@ def test_things_stand_and_hang_where_they_can():
         assert hung, seed
         for box in hung:
             assert box[2] < window[0] or window[2] < box[0] or box[3] < window[1] or window[3] < box[1], (seed, box)
+        sea = draw_picture("underwater", "flat", seed, 896)
+        for name in ("a fish", "a starfish"):
+            for a, b in combinations(_boxes(sea, name), 2):
+                assert a[2] < b[0] or b[2] < a[0] or a[3] < b[1] or b[3] < a[1], (seed, name, a, b)
         town = draw_picture("map", "flat", seed, 896)
         river = town.labels == town.names.index("a river")
         houses = np.isin(town.labels, [k for k, n in enumerate(town.names) if n == "a block of houses"])

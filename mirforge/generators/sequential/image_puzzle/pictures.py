@@ -305,10 +305,14 @@ def underwater(rng: np.random.Generator, s: int) -> Picture:
         paint.polyline(img, pts, weed, max(3, int(s * 0.008)))
         pic.note("seaweed", (x0 - s * 0.02, floor - h, x0 + s * 0.02, floor + s * 0.02))
     species = [(_rgb(rng, (250, 140, 40), 10), 0.035), (_rgb(rng, (240, 220, 70), 10), 0.025)]
+    school: list[tuple[float, float, float, float]] = []  # no fish swims through another
     for _ in range(int(rng.integers(6, 11))):
         colour, size = species[int(rng.integers(2))]
         r = s * size
-        c = (s * float(rng.uniform(0.05, 0.95)), s * float(rng.uniform(0.1, floor / s - 0.08)))
+        spot = _free_spot(rng, school, (0.05, 0.95 - 3 * size), (0.1, floor / s - 0.08), (3 * r, 1.2 * r), s)
+        if spot is None:
+            continue
+        c = (spot[0] + 1.5 * r, spot[1] + 0.6 * r)
         d = 1 if rng.random() < 0.5 else -1
         paint.ellipse(img, c, (r, r * 0.55), colour)
         paint.poly(
@@ -333,9 +337,13 @@ def underwater(rng: np.random.Generator, s: int) -> Picture:
             )
         pic.note("bubbles", (x - s * 0.015, y - s * 0.09, x + s * 0.015, y + s * 0.01))
     star = _rgb(rng, (230, 90, 70), 10)
+    stars: list[tuple[float, float, float, float]] = []
     for _ in range(int(rng.integers(1, 3))):
-        c = (s * float(rng.uniform(0.05, 0.95)), floor + s * float(rng.uniform(0.04, 0.15)))
         r = s * 0.03
+        spot = _free_spot(rng, stars, (0.02, 0.92), (floor / s + 0.01, floor / s + 0.12), (2 * r, 2 * r), s)
+        if spot is None:
+            continue
+        c = (spot[0] + r, spot[1] + r)
         pts = [
             (
                 c[0] + (r if k % 2 == 0 else r * 0.4) * math.cos(math.pi / 2 + k * math.pi / 5),
