@@ -62,7 +62,9 @@ from mirforge.task import Question, Region, Rendered, Task, check_families, ensu
 
 MAX_VIEWS = 6
 MAX_COVERED = 0.45  # objects the text relies on: at most this share of their projected box behind nearer objects
-ANCHOR_RATIO = 0.7  # the steps name a neighbour of the twin meant when every other twin is this much farther from it
+# the steps name a neighbour of the twin meant when every other twin is this much farther from it than the twin meant
+# (or the twin meant this much farther from it than every other twin)
+ANCHOR_RATIO = 0.7
 KINDS = ("relation", "view_match")
 CUES = ("left", "right", "nearer", "farther")
 COMBOS = ((-1, -1), (-1, 1), (1, -1), (1, 1))  # a relation question's options: one sign per asked part
@@ -615,18 +617,22 @@ def _labels(scene: Scene) -> list[str]:
     return [f"{n} {i + 1}" if i < scene.twins else n for i, n in enumerate(names)]
 
 
-def _anchor(objects: tuple[Object3D, ...], twins: int, r: int, shown: set[int]) -> str | None:
-    """The object the twin meant stands clearly closer to than every other twin does (on the floor, centre to
-    centre): the neighbour a person follows it by from view to view, so one that every view shows (``shown``:
-    indices of the objects measured in every view). None when no object tells them apart."""
+def _anchor(objects: tuple[Object3D, ...], twins: int, r: int, shown: set[int]) -> dict[str, str] | None:
+    """The neighbour a person follows the twin meant by from view to view (on the floor, centre to centre): an
+    object it stands clearly closer to than every other twin does, else one it stands clearly farther from than
+    every other twin does (a twin standing apart), each by ``ANCHOR_RATIO``. Only objects every view shows
+    (``shown``: indices of the objects measured in every view). None when no object tells them apart."""
     at = np.array([o.position for o in objects])
-    best, name = ANCHOR_RATIO, None
+    near, far = {}, {}
     for o in sorted(shown - set(range(twins))):
         own = np.linalg.norm(at[r] - at[o])
-        others = min(np.linalg.norm(at[t] - at[o]) for t in range(twins) if t != r)
-        if own <= best * others:
-            best, name = own / others, objects[o].name
-    return name
+        others = [np.linalg.norm(at[t] - at[o]) for t in range(twins) if t != r]
+        near[o], far[o] = own / min(others), max(others) / own
+    for side, ratio in (("closer", near), ("farther", far)):
+        best = min(ratio, key=ratio.__getitem__, default=None)
+        if best is not None and ratio[best] <= ANCHOR_RATIO:
+            return {"name": objects[best].name, "side": side}
+    return None
 
 
 # -- measurement side ---------------------------------------------------------------------------------------------
