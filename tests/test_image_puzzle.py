@@ -227,8 +227,10 @@ def test_neighbour_distractors_are_placed_and_look_like_the_answers(task):
     often as a corner, and neighbours look alike. Distractors drawn uniformly from the clearly wrong tiles made the
     tile from the picture's middle the answer (its cell alone: 31.0% at n = 3000) and the tile most like the
     reference the answer in 47% (n = 1200); balanced on that alone, the odd one out in 33% (n = 600). Distractors are
-    drawn in proportion to their neighbours, and so that the answer is exactly ``rank`` places from the candidate most
-    like the reference and ``apart`` places from the odd one out."""
+    drawn in proportion to the ways they join a neighbour (inner cells weighted up by what the questions that can be
+    asked favour: in proportion to their neighbours alone, 37% of answers and 30% of distractors were inner, n =
+    866), and so that the answer is exactly ``rank`` places from the candidate most like the reference and ``apart``
+    places from the odd one out."""
     inner = {"answer": [], "distractor": []}
     ranks = Counter()
     for i in range(1, 600, 2):
@@ -323,7 +325,8 @@ def test_motifs_repeat_across_the_picture():
         shares = []
         for seed in range(6):
             pic = draw_picture(family, "flat", seed, 896)
-            names = Counter(name for name, shown in zip(pic.names, pic.counts, strict=True) if shown)
+            shown = np.bincount(pic.labels.ravel() + 1, minlength=len(pic.names) + 1)[1:]
+            names = Counter(name for name, n in zip(pic.names, shown, strict=True) if n)
             shares.append(sum(n for n in names.values() if n > 1) / sum(names.values()))
         assert np.mean(shares) >= 0.5, (family, shares)
 

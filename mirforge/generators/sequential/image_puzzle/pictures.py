@@ -14,8 +14,8 @@ dark outlines).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import cv2
 import numpy as np
@@ -74,11 +74,6 @@ class Picture:
         if background:
             self.grounds.add(len(self.names))
         self.names.append(name)
-
-    @cached_property
-    def counts(self) -> np.ndarray:
-        """How many pixels each element shows, on the grid ``COUNT_STEP`` (read once the drawing is done)."""
-        return _count(self.labels[::COUNT_STEP, ::COUNT_STEP], len(self.names))
 
     def window(self, dy: int, dx: int, size: int) -> Picture:
         """The ``size`` x ``size`` part of the picture from row ``dy`` and column ``dx``, with its labels."""
@@ -150,24 +145,15 @@ def landscape(rng: np.random.Generator, s: int) -> Picture:
     roof = _rgb(rng, (150, 60, 50), 10)
     # (base row, kind, x, size), drawn from the back to the front; none stands in the lake or on another's spot
     taken, things = [(lake[0] - ax[0], lake[1] - ax[1], lake[0] + ax[0], lake[1] + ax[1])], []
-    for kind, n, margin, lowest in (
-        ("tree", int(rng.integers(7, 12)), 0.03, 0.95),
-        ("house", int(rng.integers(2, 4)), 0.06, 0.9),
+    top = ground / s
+    for kind, n, xs, ys in (
+        ("tree", int(rng.integers(7, 12)), (0.03, 0.97), (top + 0.02, 0.95)),
+        ("house", int(rng.integers(2, 4)), (0.06, 0.94), (top + 0.04, 0.9)),
     ):
-        top = ground / s + (0.02 if kind == "tree" else 0.04)
         for _ in range(n):
-            for _ in range(SPOT_TRIES):
-                x, y = s * float(rng.uniform(margin, 1 - margin)), s * float(rng.uniform(top, lowest))
-                if kind == "tree":
-                    r = s * 0.025 * (0.6 + 0.8 * (y / s))  # nearer (lower), larger
-                    spot = (x - r, y - r * 0.2, x + r, y + r * 0.9)
-                else:
-                    r = s * 0.035 * (0.7 + 0.6 * (y / s))
-                    spot = (x - r * 1.2, y - r * 0.6, x + r * 1.2, y + r * 0.7)
-                if not _overlaps(spot, taken):
-                    taken.append(spot)
-                    things.append((y, kind, x, r))
-                    break
+            spot = _free_spot(rng, taken, xs, ys, _land_spot(kind, s), s)
+            if spot is not None:
+                things.append((spot[1], kind, spot[0], _land_size(kind, s, spot[1])))
     for y, kind, x, r in sorted(things):
         if kind == "tree":
             paint.rounded_rect(img, (x - r * 0.18, y - r * 0.2, x + r * 0.18, y + r * 0.9), 1, (110, 74, 44))
@@ -189,24 +175,45 @@ def landscape(rng: np.random.Generator, s: int) -> Picture:
     return pic
 
 
+def _land_size(kind: str, s: int, y: float) -> float:
+    """A landscape tree's crown radius, or a house's half width, at base row ``y``: nearer (lower), larger."""
+    return s * 0.025 * (0.6 + 0.8 * (y / s)) if kind == "tree" else s * 0.035 * (0.7 + 0.6 * (y / s))
+
+
+def _land_spot(kind: str, s: int) -> Callable[[float, float], tuple[float, float, float, float]]:
+    """The ground a landscape tree (its trunk) or house (its walls) standing at a point takes."""
+
+    def at(x: float, y: float) -> tuple[float, float, float, float]:
+        r = _land_size(kind, s, y)
+        if kind == "tree":
+            return x - r, y - r * 0.2, x + r, y + r * 0.9
+        return x - r * 1.2, y - r * 0.6, x + r * 1.2, y + r * 0.7
+
+    return at
+
+
 def _free_spot(
     rng: np.random.Generator,
     taken: list[tuple[float, float, float, float]],
     xs: tuple[float, float],
     ys: tuple[float, float],
-    size: tuple[float, float],
+    box_at: Callable[[float, float], tuple[float, float, float, float]],
     s: int,
 ) -> tuple[float, float] | None:
-    """The top left corner, drawn in ``xs`` x ``ys`` (shares of the side ``s``), of a ``size`` box with a gap of 1%
-    of the side to every box in ``taken`` (to which it is added), or None after ``SPOT_TRIES`` draws."""
-    gap = 0.01 * s
+    """A point drawn in ``xs`` x ``ys`` (shares of the side ``s``) whose box (``box_at``) overlaps none of ``taken``
+    (to which it is added), or None after ``SPOT_TRIES`` draws."""
     for _ in range(SPOT_TRIES):
         x, y = s * float(rng.uniform(*xs)), s * float(rng.uniform(*ys))
-        box = (x - gap, y - gap, x + size[0] + gap, y + size[1] + gap)
+        box = box_at(x, y)
         if not _overlaps(box, taken):
             taken.append(box)
             return x, y
     return None
+
+
+def _hung(width: float, height: float, gap: float) -> Callable[[float, float], tuple[float, float, float, float]]:
+    """The box of a ``width`` x ``height`` thing whose top left corner is at a point, with ``gap`` around it."""
+    return lambda x, y: (x - gap, y - gap, x + width + gap, y + height + gap)
 
 
 def _overlaps(box: tuple[float, float, float, float], boxes: list[tuple[float, float, float, float]]) -> bool:
@@ -309,7 +316,9 @@ def underwater(rng: np.random.Generator, s: int) -> Picture:
     for _ in range(int(rng.integers(6, 11))):
         colour, size = species[int(rng.integers(2))]
         r = s * size
-        spot = _free_spot(rng, school, (0.05, 0.95 - 3 * size), (0.1, floor / s - 0.08), (3 * r, 1.2 * r), s)
+        spot = _free_spot(
+            rng, school, (0.05, 0.95 - 3 * size), (0.1, floor / s - 0.08), _hung(3 * r, 1.2 * r, 0.01 * s), s
+        )
         if spot is None:
             continue
         c = (spot[0] + 1.5 * r, spot[1] + 0.6 * r)
@@ -340,7 +349,9 @@ def underwater(rng: np.random.Generator, s: int) -> Picture:
     stars: list[tuple[float, float, float, float]] = []
     for _ in range(int(rng.integers(1, 3))):
         r = s * 0.03
-        spot = _free_spot(rng, stars, (0.02, 0.92), (floor / s + 0.01, floor / s + 0.12), (2 * r, 2 * r), s)
+        spot = _free_spot(
+            rng, stars, (0.02, 0.92), (floor / s + 0.01, floor / s + 0.12), _hung(2 * r, 2 * r, 0.01 * s), s
+        )
         if spot is None:
             continue
         c = (spot[0] + r, spot[1] + r)
@@ -395,7 +406,7 @@ def room(rng: np.random.Generator, s: int) -> Picture:
     hung = [(wx - s * 0.07, s * 0.07, wx + ww + s * 0.07, s * 0.43)]
     book_colours = [_rgb(rng, c, 16) for c in ((180, 50, 50), (50, 90, 170), (60, 140, 80), (220, 180, 60))]
     for _ in range(2):
-        spot = _free_spot(rng, hung, (0.02, 0.8), (0.15, 0.45), (s * 0.18, s * 0.075), s)
+        spot = _free_spot(rng, hung, (0.02, 0.8), (0.15, 0.45), _hung(s * 0.18, s * 0.075, 0.01 * s), s)
         if spot is None:
             continue
         bx, by = spot
@@ -410,7 +421,7 @@ def room(rng: np.random.Generator, s: int) -> Picture:
     frame = _rgb(rng, (140, 100, 60), 12)
     art = _rgb(rng, (90, 140, 170), 30)
     for _ in range(2):
-        spot = _free_spot(rng, hung, (0.05, 0.85), (0.08, 0.4), (s * 0.1, s * 0.08), s)
+        spot = _free_spot(rng, hung, (0.05, 0.85), (0.08, 0.4), _hung(s * 0.1, s * 0.08, 0.01 * s), s)
         if spot is None:
             continue
         fx, fy = spot

@@ -25,8 +25,9 @@ cell is told apart by one landmark of its own. The level's grid is used by every
   and the nearest colour found the answer in 43% of 201 questions, 50% at level 2.)
 - ``neighbour`` (level 3): Image 1 one tile; Images 2 to 5 candidate tiles (option images); which one joins it on
   the named side? No picture is shown: only the edges tell. The answer is a neighbour of the reference, so an inner
-  cell is the answer more often than a corner; distractor cells are drawn in the same proportion (see
-  :func:`_degree`). Neighbours also look alike, so the answer's rank in likeness to the reference and its rank in
+  cell is the answer more often than a corner; distractor cells are drawn in the same proportion, the number of
+  ways a cell joins a neighbour that may be asked about. Neighbours also look alike, so the answer's rank in
+  likeness to the reference and its rank in
   likeness to the other candidates (see :func:`_look_gap`) are drawn per index: neither the candidate most like the
   reference nor the odd one out is the answer more often than the others.
 
@@ -71,6 +72,11 @@ DETAIL_STEP = 7  # :func:`_detail` looks at a tile shrunk to 64 x 64 pixels, blo
 # blocks (28) are whole blocks, so every crop's detail is read off one shrunk drawing
 WINDOWS = 32  # a missing tile: windows of one drawing tried (see :func:`_picture`) before a scene is given up
 NEIGHBOUR_DRAWS = 24  # distractor triples drawn per reference tile and side before the next pair is tried
+# a neighbour question's distractor from an inner cell is drawn this much more often than its ways of joining a
+# neighbour alone say: the questions that can be asked (three clearly wrong tiles, ranks in likeness as drawn) favour
+# inner answers, 37% of them against 29% of the distractors; at 1.6, 36.8% against 36.7% (872 questions)
+INNER_WEIGHT = 1.6
+SEAM_MOST = 12.0  # a neighbour question's true seam at most this busy (mean colour jump across it)
 PLAIN_STD = 6.0  # below this colour spread (per channel) a tile shows nothing to place it by
 # a wrong missing tile's mean colour lies no further (RGB distance) from the mean colour around the hole than the
 # true tile's by more than this, so no candidate is ruled out by its colour alone (sky offered for a meadow)
@@ -411,23 +417,31 @@ class ImagePuzzle(Task):
         cells = [(r, c) for r in range(g) for c in range(g)]
         tiles = {x: _tile(pic.img, x) for x in cells}
         looks = {x: _look(t) for x, t in tiles.items()}
-        tries = [(cells[int(i)], side) for i in rng.permutation(len(cells)) for side in SIDES]
+        # every (reference, side) whose neighbour may be asked for: neither tile plain, their seam no busier than
+        # SEAM_MOST (a plain or busy edge: no tile would join it clearly)
+        joins = {}
+        for ref in cells:
+            for side, (dr, dc) in SIDES.items():
+                true = (ref[0] + dr, ref[1] + dc)
+                if 0 <= true[0] < g and 0 <= true[1] < g and not (_plain(tiles[ref]) or _plain(tiles[true])):
+                    cost = _edge_cost(tiles[ref], tiles[true], side)
+                    if cost <= SEAM_MOST:
+                        joins[ref, side] = true, cost
+        # the answer is one of those neighbours, so a cell that joins its neighbours in more ways (an inner one with
+        # content on every side) is the answer more often: distractors are drawn in proportion to the same count
+        # (and INNER_WEIGHT), or the tile from the picture's middle is the answer
+        ways = Counter(true for true, _ in joins.values())
+        tries = sorted(joins)
         tries = [tries[int(i)] for i in rng.permutation(len(tries))]
         for ref, side in tries:
-            dr, dc = SIDES[side]
-            true = (ref[0] + dr, ref[1] + dc)
-            if not (0 <= true[0] < g and 0 <= true[1] < g):
-                continue
-            if _plain(tiles[ref]) or _plain(tiles[true]):
-                continue
-            best = _edge_cost(tiles[ref], tiles[true], side)
-            others = [x for x in cells if x not in (ref, true) and not _plain(tiles[x])]
+            true, best = joins[ref, side]
+            others = [x for x in cells if x not in (ref, true) and ways[x]]
             fine = [x for x in others if _clear(best, _edge_cost(tiles[ref], tiles[x], side), self.config)]
-            if len(fine) < 3 or best > 12:
-                continue  # a plain edge (sky to sky): no tile would join it clearly
-            # the answer is a neighbour of the reference, so an inner cell (four neighbours) is the answer twice as
-            # often as a corner (two): distractors drawn alike, or the tile from the picture's middle is the answer
-            weight = np.array([_degree(x, g) for x in fine], float)
+            if len(fine) < 3:
+                continue
+            weight = np.array(
+                [ways[x] * (INNER_WEIGHT if 0 < x[0] < g - 1 and 0 < x[1] < g - 1 else 1.0) for x in fine]
+            )
             chance = weight / weight.sum()
             # and neighbours look alike: kept by the seams alone, the candidate most like the reference was the answer
             # in 47%. So the answer's rank in likeness to the reference is drawn (scene.rank), and so is its rank in
@@ -1098,11 +1112,6 @@ def _coset_distractors(rng: np.random.Generator, truth: tuple[int, ...]) -> list
     like a top left corner gave the answer: 41.5% from one image alone, at n = 301.)"""
     others = [_compose(truth, w) for w in ROW_SWAPS[1:]]
     return [others[int(i)] for i in rng.permutation(len(others))]
-
-
-def _degree(cell: tuple[int, int], g: int) -> int:
-    """How many cells of a ``g x g`` grid share a side with ``cell``."""
-    return sum(0 <= cell[0] + dr < g and 0 <= cell[1] + dc < g for dr, dc in SIDES.values())
 
 
 def _look(tile: np.ndarray) -> np.ndarray:
