@@ -25,11 +25,11 @@ cell is told apart by one landmark of its own. The level's grid is used by every
   and the nearest colour found the answer in 43% of 201 questions, 50% at level 2.)
 - ``neighbour`` (level 3): Image 1 one tile; Images 2 to 5 candidate tiles (option images); which one joins it on
   the named side? No picture is shown: only the edges tell. The answer is a neighbour of the reference, so an inner
-  cell is the answer more often than a corner; distractor cells are drawn in the same proportion, the number of
-  ways a cell joins a neighbour that may be asked about. Neighbours also look alike, so the answer's rank in
-  likeness to the reference and its rank in
-  likeness to the other candidates (see :func:`_look_gap`) are drawn per index: neither the candidate most like the
-  reference nor the odd one out is the answer more often than the others.
+  cell is the answer more often than a corner; distractor cells are drawn in the same proportion (the ways a cell
+  joins a neighbour that may be asked about, inner cells weighted by ``INNER_WEIGHT``). Neighbours also look alike,
+  so the answer's rank in likeness to the reference and its rank in likeness to the other candidates (see
+  :func:`_look_gap`) are drawn per index: neither the candidate most like the reference nor the odd one out is the
+  answer more often than the others.
 
 The verifier works on the rendered images only: it shrinks a tile to a cell and compares it with the picture (mean
 absolute difference), pastes a candidate into the hole and measures the colour jump around it, or measures the jump

@@ -65,7 +65,7 @@ class SpeedComparisonConfig(ClipConfig):
     # most (least) ground, so a reader who compares the objects within each clip and then takes the winner of the
     # shorter clip, or the one that covered more ground, is right at least half the time whatever the layout (64%
     # and 36% as laid out), and one who takes the winner of the clip with more options was right in 63%. With three
-    # every such reader is at a guess among the clips' winners, 22-33%
+    # such readers are at 22-36%, near a guess among the three clips' winners (a third)
     clips_per_level: tuple[int, ...] = per_level(1, 3, 3)
     speed_ratio_per_level: tuple[float, ...] = per_level(1.6, 1.4, 1.25)
     pan_per_level: tuple[bool, ...] = per_level(False, False, True)  # 3D families: the camera pans during clips
@@ -705,10 +705,12 @@ def _timing_cues(
 def _times_right(n_clips: int) -> tuple[float, float]:
     """Where the shortest (longest) clip holds the fastest (slowest) option, the least and most chance that a reader
     who picks by how short the clip ran picks it. With three clips times are right in a quarter of the scenes, as
-    distances are, and the answer is the one option of its clip: a quarter in all, and an object that shares its clip
-    is the answer as often as one alone (asked to share it, the answer's clip was the one with the most options in
-    63% of level 3's questions, and a reader of times alone took it in 12%, one who avoided the shortest clip in
-    29%). With two, where times are right in two thirds of the scenes, another option shares it."""
+    distances are, and the answer is the one option of its clip: a quarter in all. (Asked to share its clip, the
+    answer's clip was the one with the most options in 63% of level 3's questions, a reader of times alone took it
+    in 12% and one who avoided the shortest clip in 29%; now the answer stands alone in its clip in about 64% of
+    the questions, where half the options do, which keeps a reader who picks among the lone options and one who
+    takes the winner of the clip with two both near a third.) With two, where times are right in two thirds of the
+    scenes, another option shares it."""
     return (1.0, 1.0) if n_clips > 2 else (0.0, 0.5)
 
 
