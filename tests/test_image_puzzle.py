@@ -341,6 +341,21 @@ def _boxes(pic: Picture, name: str) -> list[tuple[int, int, int, int]]:
     return out
 
 
+def test_pixel_art_labels_each_block_with_what_covers_most_of_it():
+    """A pixel-art block shows the average of what was drawn there, so a caption or a seam reads one element per
+    block, the one the plain drawing shows most there (read off the drawing, a seam "showed the sky all along it"
+    where its blocks showed a tall building's colour)."""
+    for family in ("city", "landscape"):
+        plain, pixel = draw_picture(family, "flat", 5, 896), draw_picture(family, "pixel", 5, 896)
+        k = 896 // PIXEL_BLOCK
+        blocks = pixel.labels.reshape(k, PIXEL_BLOCK, k, PIXEL_BLOCK).transpose(0, 2, 1, 3).reshape(k * k, -1)
+        assert (blocks == blocks[:, :1]).all(), family
+        drawn = plain.labels[::4, ::4].reshape(k, 7, k, 7).transpose(0, 2, 1, 3).reshape(k * k, -1)
+        for got, there in zip(blocks[:, 0], drawn, strict=True):
+            counts = Counter(there.tolist())
+            assert counts[int(got)] == max(counts.values()), (family, got, counts)
+
+
 def test_things_stand_and_hang_where_they_can():
     """No tree or house stands in the lake (the bottom of its trunk or door, drawn after the lake, is outside the
     lake's box), no house in a town's river, no shelf or picture hangs across the window or its curtains, and no fish

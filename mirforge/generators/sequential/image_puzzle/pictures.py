@@ -640,7 +640,24 @@ def draw_picture(family: str, style: str, seed: int, size: int) -> Picture:
         pic.img = cv2.flip(pic.img, 1)
         pic.labels = np.ascontiguousarray(pic.labels[:, ::-1])
     pic.img = stylise(pic.img, style, np.random.default_rng([seed, 1]))
+    if style == "pixel":
+        # a block shows the average of what was drawn there, so it is labelled with what covers most of it: read
+        # off the drawing, a seam "showed the sky all along it" where its blocks showed a building's colour
+        pic.labels = _block_labels(pic.labels, len(pic.names), PIXEL_BLOCK)
     return pic
+
+
+def _block_labels(labels: np.ndarray, n: int, block: int) -> np.ndarray:
+    """Each ``block`` x ``block`` square of ``labels`` (elements 0 to n - 1, -1: none) given its most common label,
+    counted on every ``COUNT_STEP``-th row and column."""
+    k = labels.shape[0] // block
+    step = block // COUNT_STEP
+    sampled = labels[::COUNT_STEP, ::COUNT_STEP]
+    blocks = sampled.reshape(k, step, k, step).transpose(0, 2, 1, 3).reshape(k * k, step * step)
+    keys = np.arange(k * k)[:, None] * (n + 1) + blocks + 1  # (block, label) pairs, counted in one pass
+    counts = np.bincount(keys.ravel(), minlength=k * k * (n + 1)).reshape(k * k, n + 1)
+    mode = (counts.argmax(axis=1) - 1).astype(labels.dtype).reshape(k, k)
+    return np.ascontiguousarray(np.repeat(np.repeat(mode, block, axis=0), block, axis=1))
 
 
 def stylise(img: np.ndarray, style: str, rng: np.random.Generator) -> np.ndarray:
