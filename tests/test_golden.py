@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "9a7374be9c441a8b4069751a10a78241db5f4eb10b14869be96af0723d9d34b8",
-    ("all", 20, 3): "183061d0bcff2ff19282a8163ce3caa73e2b08391df7c715c12b9f065b8daec9",
+    ("all", 3, 3): "cfc2fbb263a19e2aef26df497d22c4358570b60ecc18cb519db0df96a516cd57",
+    ("all", 20, 3): "8f79b2b8b7757ae9b56b840e9b7f7c4131b4a5f9559c2bc8f9dc8c29915db711",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 
