@@ -11,9 +11,11 @@ Families (config ``families``):
   shape, still and in view in its frames and never passed over (``clips3d.mark_floor``), which show how far the
   view slid; they are part of the floor, in the verifier's empty-floor plate too, and never an option.
 
-Level 1 shows three frames of one clip. From level 2 the objects are split over three clips (``clips_per_level``)
+Level 1 shows three frames of one clip. From level 2 the objects are split over four clips (``clips_per_level``)
 with their own frame times, two frames each, so every frame is needed: hiding one leaves the speeds of its
-clip's objects unknown, and the options are drawn so that another option then fits. Consecutive true speeds
+clip's objects unknown, and the options are drawn so that another option then fits. Each option is the fastest
+(slowest) object of its clip: level 3's fifth object shares a clip, in a quarter of the scenes the answer's, and
+is never an option. Consecutive true speeds
 differ by at least ``speed_ratio``. From level 2, three 3D scenes in four are laid out so that ranking the objects
 by pixels per second, ignoring depth, picks a wrong option (``pixels_mislead_per_level``); and, in every family,
 three scenes in four so that ranking them by the distance covered between a clip's first and last shown frame,
@@ -61,12 +63,13 @@ class SpeedComparisonConfig(ClipConfig):
     families: tuple[str, ...] = FAMILIES
     family: str = ""  # one family only (the same as families=<name>)
     objects_per_level: tuple[int, ...] = per_level(4, 4, 5)
-    # From level 2, three clips. With two, the fastest (slowest) object is in the shorter (longer) clip or covers the
-    # most (least) ground, so a reader who compares the objects within each clip and then takes the winner of the
-    # shorter clip, or the one that covered more ground, is right at least half the time whatever the layout (64%
-    # and 36% as laid out), and one who takes the winner of the clip with more options was right in 63%. With three
-    # such readers are at 22-36%, near a guess among the three clips' winners (a third)
-    clips_per_level: tuple[int, ...] = per_level(1, 3, 3)
+    # From level 2, four clips, each option the fastest (slowest) object of its own clip. With fewer clips than
+    # options, a reader who compares the objects within each clip (they share the times, so distances rank them)
+    # is left with at most one winner per clip: with three, a guess among them was right in at least a third of
+    # the questions, and an image-only scorer that picked an option with no other option in its pictures took 35%.
+    # (With two, the shorter clip's winner alone was right in 64%.) With four, that reader is left with all four
+    # options, a guess
+    clips_per_level: tuple[int, ...] = per_level(1, 4, 4)
     speed_ratio_per_level: tuple[float, ...] = per_level(1.6, 1.4, 1.25)
     pan_per_level: tuple[bool, ...] = per_level(False, False, True)  # 3D families: the camera pans during clips
     shared_kind_share: float = 0.3  # 3D families, from level 2: share of scenes with one kind twice, in two colours
@@ -96,7 +99,7 @@ class SpeedComparisonConfig(ClipConfig):
             "objects_per_level",
             f"each count must be between max(3, n_options={self.n_options}) and 6",
         )
-        ensure(all(1 <= c <= 3 for c in self.clips_per_level), "clips_per_level", "each must be 1, 2 or 3")
+        ensure(all(1 <= c <= 4 for c in self.clips_per_level), "clips_per_level", "each must be 1, 2, 3 or 4")
         ensure(
             all(c <= n for c, n in zip(self.clips_per_level, self.objects_per_level, strict=True)),
             "clips_per_level",
@@ -245,6 +248,9 @@ class SpeedComparison(Filming, Task):
         several = k["n_clips"] > 1
         distance = quarter >= 4 - round(4 * k["distance_mislead"]) if several and k["distance_mislead"] else None
         timing = quarter < round(4 * k["time_mislead"]) if several and k["time_mislead"] else None
+        # four clips and a fifth object: whether the answer shares its clip (with an object that is no option), in
+        # a quarter of the scenes, as any option does
+        shares = rest % 4 == 0 if kind != "order" and 4 <= k["n_clips"] < k["n_objects"] else None
         if distance and timing and k["n_clips"] == 2 and kind != "order":
             # with two clips the fastest (slowest) object's clip is the shorter (longer) or it covers the most
             # (least) ground, so one of the two finds it: a sixth of these two quarters goes to distances alone, the
@@ -256,10 +262,10 @@ class SpeedComparison(Filming, Task):
         # speeds and paths that do not fit are drawn again here, so a rejection never shifts the mix to easy ones
         for _ in range(LAYOUT_TRIES - 1):
             try:
-                return self._layout(rng, level, k, family, kind, depth, (mislead, distance, timing))
+                return self._layout(rng, level, k, family, kind, depth, shares, (mislead, distance, timing))
             except Reject:
                 continue
-        return self._layout(rng, level, k, family, kind, depth, (mislead, distance, timing))
+        return self._layout(rng, level, k, family, kind, depth, shares, (mislead, distance, timing))
 
     def _layout(
         self,
@@ -269,6 +275,7 @@ class SpeedComparison(Filming, Task):
         family: str,
         kind: str,
         depth: int | None,
+        shares: bool | None,
         misleads: tuple[bool | None, bool | None, bool | None],
     ) -> Scene:
         n, n_clips = k["n_objects"], k["n_clips"]
@@ -293,6 +300,9 @@ class SpeedComparison(Filming, Task):
             try:
                 lasts = _durations(rng, speeds, clip_of, n_clips, fps, k["frames_per_clip"])
             except Reject:
+                continue
+            answer = rank.index(0 if kind == "fastest" else n - 1)
+            if shares is not None and (clip_of.count(clip_of[answer]) > 1) != shares:
                 continue
             if _clips_fit(kind, speeds, clip_of, lasts, pairs, misleads[1:], self.config.n_options):
                 break
@@ -439,14 +449,14 @@ class SpeedComparison(Filming, Task):
         level requires it): hiding a frame of any clip leaves two options that could be right."""
         by_speed = [r.name for r in sorted(scene.runners, key=lambda r: -r.speed)]
         correct = by_speed[0] if scene.kind == "fastest" else by_speed[-1]
-        sets = [list(s) for s in combinations([n for n in by_speed if n != correct], self.config.n_options - 1)]
+        speeds = {r.name: r.speed for r in scene.runners}
+        clip_of = {r.name: r.clip for r in scene.runners}
+        sets = _option_sets(scene.kind, correct, speeds, clip_of, self.config.n_options)
         for cue in self._shortcuts(scene):
             by = cue.values()
             sets = [s for s in sets if cue.holds(_pick_share(scene.kind, correct, s, by))]
         if not self.requires_needed(scene.level) or len(scene.clips) == 1:
             return sets
-        speeds = {r.name: r.speed for r in scene.runners}
-        clip_of = {r.name: r.clip for r in scene.runners}
         return [s for s in sets if _every_clip_needed(scene.kind, [correct, *s], speeds, clip_of)]
 
     def _rankings(self, scene: Scene) -> list[tuple[str, ...]]:
@@ -704,13 +714,11 @@ def _timing_cues(
 
 def _times_right(n_clips: int) -> tuple[float, float]:
     """Where the shortest (longest) clip holds the fastest (slowest) option, the least and most chance that a reader
-    who picks by how short the clip ran picks it. With three clips times are right in a quarter of the scenes, as
-    distances are, and the answer is the one option of its clip: a quarter in all. (Asked to share its clip, the
-    answer's clip was the one with the most options in 63% of level 3's questions, a reader of times alone took it
-    in 12% and one who avoided the shortest clip in 29%; now the answer stands alone in its clip in about 64% of
-    the questions, where half the options do, which keeps a reader who picks among the lone options and one who
-    takes the winner of the clip with two both near a third.) With two, where times are right in two thirds of the
-    scenes, another option shares it."""
+    who picks by how short the clip ran picks it. With three or four clips times are right in a quarter of the
+    scenes, as distances are, and the answer is the one option of its clip: a quarter in all. (Asked to share its
+    clip, the answer's clip was the one with the most options in 63% of level 3's questions, a reader of times
+    alone took it in 12% and one who avoided the shortest clip in 29%.) With two, where times are right in two
+    thirds of the scenes, another option shares it."""
     return (1.0, 1.0) if n_clips > 2 else (0.0, 0.5)
 
 
@@ -756,11 +764,27 @@ def _clips_fit(
         rankings = _swap_options(truth, pairs)
         return all((_truth_share(rankings, cue.values()) == 0) == cue.wrong for cue in cues)
     correct = truth[0] if kind == "fastest" else truth[-1]
-    others = [n for n in truth if n != correct]
     return any(
         all(cue.holds(_pick_share(kind, correct, chosen, cue.values())) for cue in cues)
-        for chosen in combinations(others, n_options - 1)
+        for chosen in _option_sets(
+            kind, correct, dict(zip(names, speeds, strict=True)), dict(zip(names, clip_of, strict=True)), n_options
+        )
     )
+
+
+def _option_sets(
+    kind: str, correct: str, speeds: dict[str, float], clip_of: dict[str, int], n_options: int
+) -> list[list[str]]:
+    """For fastest and slowest: the sets of other objects that may stand beside the answer as options. Where there
+    are as many clips as options, each option is the fastest (slowest) object of its clip, so a reader who compares
+    the objects within each clip, and nothing across clips, is left with every option."""
+    others = sorted((n for n in speeds if n != correct), key=lambda n: -speeds[n])
+    sets = [list(s) for s in combinations(others, n_options - 1)]
+    if len(set(clip_of.values())) < n_options:
+        return sets
+    sign = 1.0 if kind == "fastest" else -1.0
+    best = {c: max((n for n in speeds if clip_of[n] == c), key=lambda n: sign * speeds[n]) for c in clip_of.values()}
+    return [s for s in sets if all(best[clip_of[n]] == n for n in s)]
 
 
 def _reversed_pairs(order: tuple[str, ...], values: dict[str, float]) -> int:
@@ -777,12 +801,14 @@ def _swap_pairs(rng: np.random.Generator, n: int) -> tuple[tuple[int, int], ...]
 def _clips_for_pairs(rng: np.random.Generator, pairs, n: int, n_clips: int) -> list[int]:
     """The clip of each rank such that swapping one pair (or both) moves only the objects of one clip relative to
     the others, for every clip: with two clips one object of each pair goes to its own clip; with three, one of
-    each pair to a shared clip and the other two to one clip each."""
+    each pair to a shared clip and the other two to one clip each; with four, each of the four to its own clip."""
     (a0, a1), (b0, b1) = [tuple(int(v) for v in rng.permutation(list(p))) for p in pairs]
     labels = [int(v) for v in rng.permutation(n_clips)]
     clip_of = [int(rng.integers(n_clips)) for _ in range(n)]
     if n_clips == 2:
         clip_of[a0], clip_of[b0] = labels[0], labels[1]
+    elif n_clips >= 4:
+        clip_of[a0], clip_of[a1], clip_of[b0], clip_of[b1] = labels[:4]
     else:
         clip_of[a0], clip_of[b0] = labels[2], labels[2]
         clip_of[a1], clip_of[b1] = labels[0], labels[1]
