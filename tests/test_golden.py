@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "cfc2fbb263a19e2aef26df497d22c4358570b60ecc18cb519db0df96a516cd57",
-    ("all", 20, 3): "8f79b2b8b7757ae9b56b840e9b7f7c4131b4a5f9559c2bc8f9dc8c29915db711",
+    ("all", 3, 3): "0fa7eb7dab0ad6691306b35249d27e9d17ef80d012b51702344d1574e5e2d451",
+    ("all", 20, 3): "f2117b17c43c219aa513abc3989badd5866c1e379c5f99d99e8627efeb129c90",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 
