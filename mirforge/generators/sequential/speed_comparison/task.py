@@ -196,13 +196,15 @@ class SpeedComparison(Filming, Task):
     image_size = 320
 
     # The answer's place in depth among the objects of a one-clip scene (0: highest in the picture, the farthest),
-    # modulo the number of objects (60: any count from 3 to 6). Found rather than drawn, the fastest stood farthest
-    # 38% of the time at level 1 (a long path across the picture fits where the view is wide) and the slowest
-    # farthest 19%, which one frame and the question's word tell without any measuring. Times 6: the question kind
-    # (two or three kinds; drawn per attempt, a rejection redrew it, and the kinds hard to lay out in a quarter
-    # left it: the fastest object covered the most ground in 36% of level 3's questions). Times 4: the quarter that
-    # says whether pixels mislead (drawn per attempt, 87% of level 3's scenes misled for 75% asked) and whether
-    # distances and times do (each from another quarter, so each is right alone in a quarter of its own).
+    # modulo the number of objects (60: any count from 3 to 6); with several clips, modulo 4, whether the answer
+    # shares its clip with the object that is no option (four clips, five objects). Found rather than drawn, the
+    # fastest stood farthest 38% of the time at level 1 (a long path across the picture fits where the view is
+    # wide) and the slowest farthest 19%, which one frame and the question's word tell without any measuring.
+    # Times 6: the question kind (two or three kinds; drawn per attempt, a rejection redrew it, and the kinds hard
+    # to lay out in a quarter left it: the fastest object covered the most ground in 36% of level 3's questions).
+    # Times 4: the quarter that says whether pixels mislead (drawn per attempt, 87% of level 3's scenes misled for
+    # 75% asked) and whether distances and times do (each from another quarter, so each is right alone in a
+    # quarter of its own).
     variants = 1440
 
     def knobs(self, level: int) -> dict[str, Any]:
