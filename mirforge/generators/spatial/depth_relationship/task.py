@@ -24,13 +24,15 @@ the asked direction. Two readers who never find the references follow from that,
   other half (``_ends_even``), so the ends say nothing (25% by either end). Unbalanced, the answer was the option
   least often at an end in 90% of questions. What the ends leave, a scorer of every placement feature still
   finds (``mirforge.placement``: the ranks of the options' feet and areas, who is lowest, highest, largest,
-  smallest, never at an end): a conditional logit per question shape found the answer in 32 / 36 / 32% of
-  unthinned questions by level (1,600 each, 5 folds). So the verifier thins the questions (``_thinned``): each is
-  kept with the chance that brings the scorer's odds of its answer down to those of the option the scorer likes
-  least (``keep_chance``, weights in ``PLACEMENT_WEIGHTS``, fitted by ``scripts/fit_depth_placement.py``), and
-  among the kept questions the answer is no likelier to be the scorer's favourite: the audit's placement baseline
-  (such a scorer per level) reads 25.9 / 23.7 / 26.3% (3,600 questions, seed 38012), for 0.96x the questions per
-  second.
+  smallest, never at an end): a conditional logit per question shape found the answer in 35 / 28 / 31% of
+  unthinned questions by level (1,200 each, 5 folds, seed 1). So the verifier thins the questions (``_thinned``):
+  each is kept with the chance that brings the scorer's odds of its answer down to those of the option the scorer
+  likes least (``keep_chance``, weights in ``PLACEMENT_WEIGHTS``, fitted by ``scripts/fit_depth_placement.py``),
+  and among the kept questions the answer is no likelier to be the scorer's favourite: the audit's placement
+  baseline (such a scorer per level) reads 29.5 / 23.5 / 24.9% and 24.8 / 25.0 / 23.0% (two splits of 1,200,
+  seeds 61620 and 61621), and a logit refitted on both kept splits 27 / 28 / 28% (10 random 5-fold splits), for
+  0.98x the questions per second. Weights fitted before the foot rule (``HIDDEN_FOOT_PX``) and the new duck had
+  gone stale: level 3 read 32.5% after thinning.
 - a reader of the directions who knows how the plans are made: each reference cuts its photo's options in two, so
   only an option that cuts short of it can leave as the lone survivor may be the answer (``_reader_choices``). With
   two conditions that leaves two options at most, whatever the photos show (every order of four options in two
@@ -108,9 +110,9 @@ Condition = tuple[int, int, str, int | None]  # a plan's condition: photo, refer
 # (mirforge.placement) that _thinned evens out; fitted on unthinned questions of the default config by
 # scripts/fit_depth_placement.py
 PLACEMENT_WEIGHTS: dict[tuple[str, int, int], tuple[float, ...]] = {
-    ("named", 2, 0): (0.16, -0.352, 0.599, -1.757, -1.998, -0.133, -0.007, 0.418),
-    ("premise", 3, 1): (-0.004, -1.49, 0.872, 0.458, -0.64, -0.082, 0.169, 1.586),
-    ("premise", 4, 2): (0.685, -1.734, 0.063, -2.37, -2.285, -0.023, -0.1, 0.13),
+    ("named", 2, 0): (0.096, -0.833, 0.189, -1.303, -2.001, 0.056, -0.146, 0.619),
+    ("premise", 3, 1): (0.711, 0.296, 0.373, -0.3, -0.442, -0.002, 0.069, 0.723),
+    ("premise", 4, 2): (1.005, -0.37, 0.634, -1.908, -2.232, -0.168, 0.056, 0.0),
 }
 
 
