@@ -327,9 +327,10 @@ class DepthRelationship(Task):
         fits = self.consistent(question, rendered, frozenset())
         if len(fits) != 1:
             raise Reject(f"{len(fits)} options fit the measured photos")
-        if self.config.even_placement and _thinned(question, rendered):
+        found = next(iter(fits))
+        if self.config.even_placement and _thinned(question, rendered, found):
             raise Reject("where the options' objects stand points at the answer (thinned)")
-        return next(iter(fits))
+        return found
 
     def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int]:
         """Options the shown photos leave possible. A hidden photo's condition could go either way; a hidden
@@ -704,17 +705,17 @@ def _may_hold(m: dict[str, Any] | None, o: str, ref: str, direction: str, margin
     return not s or s == (-1 if direction == "nearer" else 1)
 
 
-def _thinned(question: Question, rendered: Rendered) -> bool:
+def _thinned(question: Question, rendered: Rendered, answer: int) -> bool:
     """Whether the question's draw falls outside its keep chance (:func:`mirforge.placement.keep_chance` under its
-    shape's weights), from where the options' objects were boxed in the rendered photos: among the kept questions
-    the answer is no likelier to be the option a placement scorer prefers."""
+    shape's weights) for the ``answer`` the photos give, from where the options' objects were boxed in them: among
+    the kept questions the answer is no likelier to be the option a placement scorer prefers."""
     f = question.facts
     n_images = len(rendered.images)
     weights = PLACEMENT_WEIGHTS.get((f["form"], n_images, len(f["premises"])))
     if weights is None:
         return False
     boxes = option_boxes(((r.image, r.name, r.box) for r in rendered.regions), f["options"], n_images)
-    return f["thinning_draw"] >= keep_chance(placement_features(boxes, n_images), weights, question.answer)
+    return f["thinning_draw"] >= keep_chance(placement_features(boxes, n_images), weights, answer)
 
 
 # -- words --------------------------------------------------------------------------------------------------------
