@@ -12,19 +12,18 @@ Families (config ``families``):
   view slid; they are part of the floor, in the verifier's empty-floor plate too, and never an option.
 
 Level 1 shows three frames of one clip. From level 2 the objects are split over four clips (``clips_per_level``)
-with their own frame times, two frames each, so every frame is needed: hiding one leaves the speeds of its
-clip's objects unknown, and the options are drawn so that another option then fits. Each option is the fastest
-(slowest) object of its clip: level 3's fifth object shares a clip, in a quarter of the scenes the answer's, and
-is never an option. Consecutive true speeds
-differ by at least ``speed_ratio``. From level 2, three 3D scenes in four are laid out so that ranking the objects
-by pixels per second, ignoring depth, picks a wrong option (``pixels_mislead_per_level``); and, in every family,
-three scenes in four so that ranking them by the distance covered between a clip's first and last shown frame,
-ignoring how long each clip ran, picks a wrong option (``distance_mislead_per_level``), and three in four so that
-ranking them by how short their clip ran, ignoring the distance, does (``time_mislead_per_level``). Each of the
-three is right alone in a different quarter of the scenes, as often as a guess. Each clip is encoded to
-an mp4 and the question's frames are extracted from the file; the verifier measures every object in the decoded
-frames (3D: carried to the floor through the camera of each frame), takes its speed as distance over time, and
-rejects measured speeds closer than ``min_measured_ratio``.
+with their own frame times, two frames each, so every frame is needed: hiding one leaves the speeds of its clip's
+objects unknown, and the options are drawn so that another option then fits. Each option is the fastest (slowest)
+object of its clip: level 3's fifth object shares a clip, in a quarter of the scenes the answer's, and is never an
+option. Consecutive true speeds differ by at least ``speed_ratio``. From level 2, three 3D scenes in four are laid
+out so that ranking the objects by pixels per second, ignoring depth, picks a wrong option
+(``pixels_mislead_per_level``); and, in every family, three scenes in four so that ranking them by the distance
+covered between a clip's first and last shown frame, ignoring how long each clip ran, picks a wrong option
+(``distance_mislead_per_level``), and three in four so that ranking them by how short their clip ran, ignoring the
+distance, does (``time_mislead_per_level``). Each of the three is right alone in a different quarter of the scenes,
+as often as a guess. Each clip is encoded to an mp4 and the question's frames are extracted from the file; the
+verifier measures every object in the decoded frames (3D: carried to the floor through the camera of each frame),
+takes its speed as distance over time, and rejects measured speeds closer than ``min_measured_ratio``.
 """
 
 from __future__ import annotations
@@ -68,7 +67,7 @@ class SpeedComparisonConfig(ClipConfig):
     # is left with at most one winner per clip: with three, a guess among them was right in at least a third of
     # the questions, and an image-only scorer that picked an option with no other option in its pictures took 35%.
     # (With two, the shorter clip's winner alone was right in 64%.) With four, that reader is left with all four
-    # options, a guess
+    # options, a guess.
     clips_per_level: tuple[int, ...] = per_level(1, 4, 4)
     speed_ratio_per_level: tuple[float, ...] = per_level(1.6, 1.4, 1.25)
     pan_per_level: tuple[bool, ...] = per_level(False, False, True)  # 3D families: the camera pans during clips
