@@ -256,7 +256,7 @@ class SpeedComparison(Filming, Task):
             # with two clips the fastest (slowest) object's clip is the shorter (longer) or it covers the most
             # (least) ground, so one of the two finds it: a sixth of these two quarters goes to distances alone, the
             # rest to times alone, so that distances find it in a third of the scenes and times in two thirds,
-            # shared with another object of the clip (a third). That is why the levels film three clips: see
+            # shared with another object of the clip (a third). That is why the levels film four clips: see
             # clips_per_level
             distance, timing = (False, True) if rest < 10 else (True, False)
         # the family, the kind, the answer's depth and whether pixels, distances and times mislead stay as drawn:
