@@ -30,9 +30,10 @@ the asked direction. Two readers who never find the references follow from that,
   likes least (``keep_chance``, weights in ``PLACEMENT_WEIGHTS``, fitted by ``scripts/fit_depth_placement.py``),
   and among the kept questions the answer is no likelier to be the scorer's favourite: the audit's placement
   baseline (such a scorer per level) reads 29.5 / 23.5 / 24.9% and 24.8 / 25.0 / 23.0% (two splits of 1,200,
-  seeds 61620 and 61621), and a logit refitted on both kept splits 27 / 28 / 28% (10 random 5-fold splits), for
-  0.98x the questions per second. Weights fitted before the foot rule (``HIDDEN_FOOT_PX``) and the new duck had
-  gone stale: level 3 read 32.5% after thinning.
+  seeds 61620 and 61621), and a logit refitted on both kept splits 27 / 28 / 28% (10 random 5-fold splits).
+  Weights fitted before the foot rule (``HIDDEN_FOOT_PX``) and the new duck had gone stale: level 3 read 32.5%
+  after thinning; these thin a little more, at 0.98x their questions per second (the first weights cost 0.96x
+  against none).
 - a reader of the directions who knows how the plans are made: each reference cuts its photo's options in two, so
   only an option that cuts short of it can leave as the lone survivor may be the answer (``_reader_choices``). With
   two conditions that leaves two options at most, whatever the photos show (every order of four options in two
