@@ -357,8 +357,9 @@ def test_a_perfect_detector_that_ignores_the_question_finds_nothing(tmp_path):
     [found] = [s for s in result.shortcuts if s.name == "placement"]
     assert found.n == 400 and not result.violations, result.violations
     # unthinned (even_placement off), the audit's scorer (a conditional logit per level) read 31.6 and 33.7 at
-    # n = 1,200 (seeds 38001, 38005; level 2 at 37-38); thinned, 25.3 at n = 3,600 (seed 38012; levels 25.9 / 23.7
-    # / 26.3) and 24.5 on this split. Standard error ~2.2 points at n = 400, ~3.8 a level
+    # n = 1,200 (seeds 38001, 38005; level 2 at 37-38); thinned, 25.2 on this split (levels 22.4 / 27.8 / 25.6) and
+    # 22.2-29.5 a level on four splits of 1,200 (the task's docstring). Standard error ~2.2 points at n = 400, ~3.8
+    # a level
     assert found.value <= 31.0 and max(found.by_level.values()) <= 36.0, (found.value, found.by_level)
 
 

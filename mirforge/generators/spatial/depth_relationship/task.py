@@ -29,11 +29,14 @@ the asked direction. Two readers who never find the references follow from that,
   each is kept with the chance that brings the scorer's odds of its answer down to those of the option the scorer
   likes least (``keep_chance``, weights in ``PLACEMENT_WEIGHTS``, fitted by ``scripts/fit_depth_placement.py``),
   and among the kept questions the answer is no likelier to be the scorer's favourite: the audit's placement
-  baseline (such a scorer per level) reads 29.5 / 23.5 / 24.9% and 24.8 / 25.0 / 23.0% (two splits of 1,200,
-  seeds 61620 and 61621), and a logit refitted on both kept splits 27 / 28 / 28% (10 random 5-fold splits).
-  Weights fitted before the foot rule (``HIDDEN_FOOT_PX``) and the new duck had gone stale: level 3 read 32.5%
-  after thinning; these thin a little more, at 0.98x their questions per second (the first weights cost 0.96x
-  against none).
+  baseline (such a scorer per level) reads 22.2-29.5 / 23.5-28.2 / 23.0-28.7% over four splits of 1,200 (seeds
+  61620, 61621, 73031, 73032), and a logit refitted on the four kept splits (1,600 questions a shape, 5 folds)
+  24.6 / 27.9 / 30.3%. Weights fitted before the foot rule (``HIDDEN_FOOT_PX``) and the new duck had gone stale:
+  level 3 read 32.5% after thinning; these thin a little more, at 0.98x their questions per second (the first
+  weights cost 0.96x against none). A second stage, that refitted logit's keep chance multiplied in, was tried and
+  dropped: on two fresh splits of 1,200 (seeds 73041, 73042) the audit read 23.6 / 25.2 / 26.0% and 27.9 / 29.0 /
+  31.2%, and a logit refitted on both 24.0 / 25.5 / 32.1%. What one stage leaves is a few points, and 1,600
+  questions a shape fit it no better than noise.
 - a reader of the directions who knows how the plans are made: each reference cuts its photo's options in two, so
   only an option that cuts short of it can leave as the lone survivor may be the answer (``_reader_choices``). With
   two conditions that leaves two options at most, whatever the photos show (every order of four options in two
