@@ -357,9 +357,9 @@ def test_a_perfect_detector_that_ignores_the_question_finds_nothing(tmp_path):
     [found] = [s for s in result.shortcuts if s.name == "placement"]
     assert found.n == 400 and not result.violations, result.violations
     # unthinned (even_placement off), the audit's scorer (a conditional logit per level) read 31.6 and 33.7 at
-    # n = 1,200 (seeds 38001, 38005; level 2 at 37-38); thinned, 25.2 on this split (levels 22.4 / 27.8 / 25.6) and
-    # 22.2-29.5 a level on four splits of 1,200 (the task's docstring). Standard error ~2.2 points at n = 400, ~3.8
-    # a level
+    # n = 1,200 (seeds 38001, 38005; level 2 at 37-38); thinned, 24.0 on this split (levels 20.9 / 27.8 / 23.3) and
+    # 24.8-30.1 a level on two splits of 1,200 (the task's docstring). Standard error ~2.2 points at n = 400, ~3.8 a
+    # level
     assert found.value <= 31.0 and max(found.by_level.values()) <= 36.0, (found.value, found.by_level)
 
 
@@ -402,19 +402,21 @@ def test_a_comparison_never_rests_on_a_foot_that_may_be_hidden():
 
 
 def test_an_unseen_object_is_said_to_be_hidden_behind_what_hides_it_or_outside_the_picture():
-    """Seed 61616, index 3: the rubber ball was "hidden or barely visible" in Image 1; it is behind the stool's
-    seat (a few of its pixels show), and an object outside the picture is said to be so."""
+    """An object that shows only a few pixels used to be "hidden or barely visible"; it is said to be behind what
+    hides it (seed 61616, index 16: the red soccer ball behind the cardboard box in Image 1), and an object outside
+    the picture is said to be so."""
     task = make_task("depth_relationship")
-    scene, question, rendered = accepted(task, 3, seed=61616)
-    assert (
-        "The rubber ball is mostly hidden behind the stool here." in record(generate(task, 3, seed=61616))["caption"][0]
-    )
+    scene, question, rendered = accepted(task, 16, seed=61616)
+    caption = record(generate(task, 16, seed=61616))["caption"][0]
+    assert "The red soccer ball is mostly hidden behind the cardboard box here." in caption
     names = question.facts["names"]
     view = View(rendered.images[0], np.zeros_like(rendered.images[0][..., 0], dtype=np.int16), None)  # none shows
-    ball = names.index("rubber ball")
+    ball = names.index("red soccer ball")
     moved = tuple(
         dataclasses.replace(o, position=(o.position[0] + 40, o.position[1])) if k == ball else o
         for k, o in enumerate(scene.objects)
     )
-    assert _unseen_text(_unseen(view, {}, moved, scene.cameras[0], names)["rubber ball"]) == "outside the picture"
-    assert _unseen_text(_unseen(view, {}, scene.objects, scene.cameras[0], names)["rubber ball"]) == "barely visible"
+    assert _unseen_text(_unseen(view, {}, moved, scene.cameras[0], names)["red soccer ball"]) == "outside the picture"
+    assert (
+        _unseen_text(_unseen(view, {}, scene.objects, scene.cameras[0], names)["red soccer ball"]) == "barely visible"
+    )
