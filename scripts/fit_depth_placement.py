@@ -10,7 +10,9 @@ Prints, per shape, how often the fitted scorer's top option is the answer (in sa
 folds), then the weights to paste into mirforge/generators/spatial/depth_relationship/task.py. Refit after any
 change to the plans or the rendering, on 5,000 questions a shape or more (the present weights: 15,600 questions,
 seeds 1, 3 and 73031): weights fitted on 1,200 a shape left the kept questions leaning. On a thinned split (the
-default config) the same numbers say what is left.
+default config) the same numbers say what is left; so do they on a fresh unthinned split with ``--thin SEED``, which
+first keeps each question with its keep chance under the present weights (draws from SEED), as the verifier would:
+the way to compare two sets of weights on the same questions and draws.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from mirforge.audit_images import placement_rows
-from mirforge.placement import fit_odds
+from mirforge.generators.spatial.depth_relationship.task import PLACEMENT_WEIGHTS
+from mirforge.placement import fit_odds, keep_chance
 
 
 def shape_of(record: dict) -> tuple[str, int, int]:
@@ -38,6 +41,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("datasets", nargs="+", type=Path, help="splits generated with even_placement=false")
     parser.add_argument("--l2", type=float, default=1.0, help="ridge penalty on the weights")
+    parser.add_argument("--thin", type=int, metavar="SEED", help="thin by the present weights first (draws from SEED)")
     args = parser.parse_args()
     by_shape: dict[tuple[str, int, int], list[tuple[np.ndarray, int]]] = {}
     for root in args.datasets:
@@ -53,6 +57,10 @@ def main() -> None:
     weights = {}
     for shape, found in sorted(by_shape.items()):
         x, answers = np.array([r for r, _ in found]), np.array([a for _, a in found])
+        if args.thin is not None:
+            draws = np.random.default_rng(args.thin).uniform(size=len(x))
+            kept = [i for i in range(len(x)) if draws[i] < keep_chance(x[i], PLACEMENT_WEIGHTS[shape], int(answers[i]))]
+            x, answers = x[kept], answers[kept]
         fold = np.arange(len(x)) % 5
         held_out = np.mean(
             [

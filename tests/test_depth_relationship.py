@@ -7,6 +7,7 @@ import ast
 import copy
 import dataclasses
 import itertools
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -279,6 +280,15 @@ def test_the_fitting_script_reads_an_unthinned_split(tmp_path):
     weights = ast.literal_eval(done.stdout[done.stdout.index("{") :])
     assert set(weights) == set(PLACEMENT_WEIGHTS) and all(len(w) == 8 for w in weights.values()), weights
     assert "held out (5 folds)" in done.stdout
+    thinned = subprocess.run(
+        [sys.executable, str(script), str(out), "--thin", "0"], capture_output=True, text=True, timeout=300
+    )
+    assert thinned.returncode == 0, thinned.stderr
+
+    def questions(stdout: str) -> int:
+        return sum(int(m) for m in re.findall(r": (\d+) questions", stdout))
+
+    assert 0 < questions(thinned.stdout) < questions(done.stdout) == 30  # --thin keeps some, as the verifier would
 
 
 def test_text_alone_does_not_give_the_answer(asked):
