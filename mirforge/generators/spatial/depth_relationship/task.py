@@ -29,15 +29,15 @@ the asked direction. Two readers who never find the references follow from that,
   (``_thinned``): each is kept with the chance that brings the scorer's odds of its answer down to those of the
   option the scorer likes least (``keep_chance``, weights in ``PLACEMENT_WEIGHTS``, fitted on those questions by
   ``scripts/fit_depth_placement.py``), and among the kept questions the answer is no likelier to be the scorer's
-  favourite. On 800 fresh unthinned questions a shape (seed 73071), thinned by draws, a logit refitted on the kept
-  ones reads 24.0 / 24.8 / 27.5%, and the audit's placement baseline (such a scorer per level) 25.8 / 24.8 / 29.2%
-  and 25.5 / 25.0 / 30.1% on two fresh splits of 1,200 (seeds 73061, 73062). The weights had been fitted on 1,200
-  questions a shape (seed 1), too few: they underrated level 2 (28% held out), and on the same fresh questions the
-  kept ones still leaned, a refitted logit at 23.6 / 28.2 / 30.4% (the answer's mean features up to 3.4 standard
-  errors from even, now 2.6). These thin a little more: 4.6% more rejected draws per question, a change in questions
-  per second below the benchmark's noise. A second stage (a logit fitted on the questions the first keeps, its keep
-  chance multiplied in) was tried on 1,600 kept questions a shape and dropped: it fitted their noise as much as
-  their lean, and fresh splits read no better.
+  favourite. On 800 fresh unthinned questions a shape (seed 73071), thinned by draws (the script's ``--thin``, 20
+  seeds), a logit refitted on the kept ones reads 24.0 / 24.8 / 27.5%, and the audit's placement baseline (such a
+  scorer per level) 25.8 / 24.8 / 29.2% and 25.5 / 25.0 / 30.1% on two fresh splits of 1,200 (seeds 73061, 73062).
+  The weights had been fitted on 1,200 questions a shape (seed 1), too few: they underrated level 2 (28% held out),
+  and on the same fresh questions the kept ones still leaned, a refitted logit at 23.6 / 28.2 / 30.4% (the answer's
+  mean features up to 3.4 standard errors from even, now 2.6). These thin a little more: 4.6% more rejected draws
+  per question, a change in questions per second below the benchmark's noise. A second stage (a logit fitted on the
+  questions the first keeps, its keep chance multiplied in) was tried on 1,600 kept questions a shape and dropped:
+  it fitted their noise as much as their lean, and fresh splits read no better.
 - a reader of the directions who knows how the plans are made: each reference cuts its photo's options in two, so
   only an option that cuts short of it can leave as the lone survivor may be the answer (``_reader_choices``). With
   two conditions that leaves two options at most, whatever the photos show (every order of four options in two
