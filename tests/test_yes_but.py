@@ -307,7 +307,7 @@ def test_steps_quote_a_best_before_date_as_the_label_prints_it():
             assert date in " ".join(steps.caption) and date in steps.img2img, (date, steps.img2img)
             day_first = date[0].isdigit()
             orders.add(day_first)
-            today = re.search(rf"{date}, but Image \d+ shows (\w+ \w+):", steps.img2img).group(1)
+            today = re.search(rf"{date}, but Image \d+ shows (\w+ \w+),? \d{{4}}:", steps.img2img).group(1)
             assert today[0].isdigit() == day_first, (date, today)
     assert orders == {True, False}
 
@@ -354,6 +354,29 @@ def test_a_six_week_month_stays_on_the_calendar_sheet():
         assert len(days) == 31
         assert all(sheet[1] <= b[1] and b[3] <= sheet[3] for b in days), (first, sheet, max(b[3] for b in days))
         assert drawn.reading["value"] == day_of_year(0, 20)
+
+
+def test_a_calendar_prints_a_year_that_fits_its_weekdays_and_has_no_29_february():
+    """A best-before date of 25 FEB and a calendar circling 5 MARCH are 8 days apart only in a year without 29
+    February: the calendar prints its year (and the steps quote it), a year whose 1 March falls on the weekday
+    column the calendar draws it in."""
+    import calendar
+    import datetime
+
+    fam = FAMILIES["fresh_date"]
+    pair = _with_good("fresh_date", "milk", seed=3)
+    for first in range(7):
+        march = Pair(day_of_year(1, 25), day_of_year(2, 5), {**pair.look, "first": first})
+        drawn = fam.but(448, draw_style(np.random.default_rng(0)), march, "BUT")
+        (header,) = [t for t, _ in drawn.canvas.texts if t.startswith("MARCH ")]
+        year = int(header.split()[1])
+        assert not calendar.isleap(year), header
+        boxes = {int(t): box for t, box in drawn.canvas.texts if t.isdigit()}
+        columns = [(b[0] + b[2]) / 2 for t, b in drawn.canvas.texts if len(t) == 1 and t in "MTWFS"]  # M T W ... S
+        column = min(range(7), key=lambda c: abs(columns[c] - (boxes[1][0] + boxes[1][2]) / 2))
+        assert datetime.date(year, 3, 1).weekday() == column, (first, header)
+        assert str(year) in fam.but_says(march, drawn.reading)
+        assert drawn.reading["value"] - march.promise == 8
 
 
 def test_a_clock_reading_past_noon_gives_its_24_hour_time_too():

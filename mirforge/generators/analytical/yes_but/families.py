@@ -15,6 +15,8 @@ label, a display, a receipt line) are what was typeset, checked to be large enou
 
 from __future__ import annotations
 
+import calendar
+import datetime
 import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -40,6 +42,9 @@ MIN_ITEM_PX = 120  # a counted item shows at least this many pixels
 MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
 MONTH_NAMES = "JANUARY FEBRUARY MARCH APRIL MAY JUNE JULY AUGUST SEPTEMBER OCTOBER NOVEMBER DECEMBER".split()
 MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)  # a year that is not a leap year
+# the year a calendar prints, by the weekday of its 1 January (0: Monday, its first column): never a leap year, so a
+# best-before date in February and a day in March are as many days apart as MONTH_DAYS says, and a reader can tell
+CALENDAR_YEARS = {datetime.date(y, 1, 1).weekday(): y for y in range(2018, 2028) if not calendar.isleap(y)}
 CURRENCIES = ("$", "€", "£")
 WORDS = ("zero", "one", "two", "three", "four")
 
@@ -1146,7 +1151,8 @@ class FreshDate(Family):
         return self.date(value, pair)
 
     def actual_text(self, value, pair):
-        return self.date(value, pair, MONTH_NAMES)
+        year = CALENDAR_YEARS[pair.look["first"]]
+        return f"{self.date(value, pair, MONTH_NAMES)}{',' if pair.look['style'] else ''} {year}"
 
     def ask(self, pair, k):
         if k == 1:
@@ -1204,7 +1210,8 @@ class FreshDate(Family):
         cv.rect(x0, y0, x1, 428, lk["paper"])
         cv.rect(x0, y0, x1, y0 + 50, (200, 50, 50))
         edge(cv, style, box_pts(x0, y0, x1, 428), lk["paper"])
-        cv.text(MONTH_NAMES[m], (x0 + x1) / 2, y0 + 26, 26, (255, 255, 255), "sans")
+        header = f"{MONTH_NAMES[m]} {CALENDAR_YEARS[lk['first']]}"
+        cv.text(header, (x0 + x1) / 2, y0 + 26, 26, (255, 255, 255), "sans", fit=x1 - x0 - 24)
         cw, gy = (x1 - x0 - 20) / 7, y0 + 92
         first = (lk["first"] + day_of_year(m, 1) - 1) % 7  # weekday column of the month's 1st
         rows = -(-(first + MONTH_DAYS[m]) // 7)
