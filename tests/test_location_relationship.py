@@ -14,7 +14,7 @@ from mirforge import LETTERS
 from mirforge.audit import blind_baseline, heuristics
 from mirforge.errors import InputError, Reject
 from mirforge.generators.spatial.location_relationship.task import COMBOS, PAIRS, _anchor, _geometry, _naive
-from mirforge.generators.spatial.multiview import FAMILIES
+from mirforge.generators.spatial.multiview import FAMILIES, TIE_FOOT_PX
 from mirforge.instance import problems
 from mirforge.necessity import necessity
 from mirforge.render.objects.catalogue import model
@@ -193,6 +193,17 @@ def test_an_answer_image_that_hides_the_landmark_is_refused(task):
     del rendered.measured["views"][f["candidates"][question.answer]][f["landmark"]]
     with pytest.raises(Reject, match="leaves the relation open"):
         task.verify(question, rendered)
+
+
+@pytest.mark.parametrize("index", [13, 143])
+def test_a_candidate_called_about_as_far_has_its_foot_about_as_low(task, index):
+    """Where the steps say a candidate image shows the twin "about as far from the camera" as the landmark, their
+    lowest points are within TIE_FOOT_PX rows. Seed 73101 accepted these indices with the depths too close to tell
+    and the feet 25 and 28 rows apart: a person reads one as nearer, and the steps said they were level."""
+    facts, _ = step_facts(task, index, seed=73101)
+    assert facts["kind"] == "view_match"
+    level = [c for c in facts["candidates"] if c["nf"] is None]
+    assert all(abs(c["r_base"] - c["l_base"]) <= TIE_FOOT_PX for c in level), level
 
 
 def test_the_verifier_follows_the_measured_relation(task):

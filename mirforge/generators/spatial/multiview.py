@@ -453,6 +453,9 @@ def arrange(
 
 # -- relations read from measured views ---------------------------------------------------------------------------
 BASE_AGREE_PX = 3  # "nearer" needs the nearer object's lowest visible row at least this much lower in the picture
+# two objects the steps call too close in depth to tell have their lowest visible rows at most this far apart: further
+# apart, a person reads one as nearer, whatever the depth buffer says
+TIE_FOOT_PX = 10
 
 
 def lateral_sign(a: dict[str, Any] | None, b: dict[str, Any] | None, margin_px: float) -> int | None:
@@ -460,6 +463,12 @@ def lateral_sign(a: dict[str, Any] | None, b: dict[str, Any] | None, margin_px: 
     if a is None or b is None:
         return None
     return sign(a["cx"] - b["cx"], margin_px)
+
+
+def feet_level(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two measured objects' lowest visible rows are within ``TIE_FOOT_PX``: where their depths are too close
+    to tell, the picture agrees only then."""
+    return abs(a["box"][3] - b["box"][3]) <= TIE_FOOT_PX
 
 
 def depth_sign(a: dict[str, Any] | None, b: dict[str, Any] | None, margin: float) -> int | None:

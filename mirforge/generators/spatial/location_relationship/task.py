@@ -23,7 +23,9 @@ Left/right is the horizontal offset of the object centres in the picture (at lea
 nearer/farther the difference of their depths along the view axis (at least ``depth_margin``), counted only when
 the nearer object's lowest visible row is also lower in the picture (what a person sees). The verifier re-derives
 everything from the segmentation masks (centroids and boxes) and the depth buffer (median depth of the visible
-pixels), with near-ties (under half a margin) left open.
+pixels), with near-ties (under half a margin) left open. A candidate image whose twin and landmark are too close in
+depth to tell, which the steps call "about as far from the camera", must show their lowest points within
+``TIE_FOOT_PX`` rows: feet 28 rows apart read as one nearer, whatever the depths say (3 of 200 questions, seed 73101).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from mirforge.generators.spatial.multiview import (
     everyday_objects,
     everyday_radius,
     family_look,
+    feet_level,
     lateral_sign,
     left_to_right,
     measure_view,
@@ -271,8 +274,14 @@ class LocationRelationship(Task):
         if len(fits) != 1:
             raise Reject(f"{len(fits)} options fit the measured views")
         found = next(iter(fits))
-        if f["kind"] == "view_match" and not _shows(seen[f["candidates"][found]], _candidates(seen, f), f):
-            raise Reject("the answer's image leaves the relation open (an object too hidden to measure)")
+        if f["kind"] == "view_match":
+            if not _shows(seen[f["candidates"][found]], _candidates(seen, f), f):
+                raise Reject("the answer's image leaves the relation open (an object too hidden to measure)")
+            r, L = f["referent"], f["landmark"]
+            for c in f["candidates"]:  # the steps call these "about as far from the camera"
+                m = seen[c]
+                if depth_sign(m.get(r), m.get(L), f["margin_depth"] / 2) == 0 and not feet_level(m[r], m[L]):
+                    raise Reject("a candidate's depths are too close to tell, but its feet are far apart")
         return found
 
     def roles(self, question: Question, rendered: Rendered) -> list[str]:
