@@ -27,14 +27,21 @@ from mirforge.generators.spatial.depth_relationship.task import (
     _unseen_text,
     lowest_possible_row,
 )
-from mirforge.generators.spatial.multiview import FAMILIES, centres, depth_sign, everyday_objects, view_boxes
+from mirforge.generators.spatial.multiview import (
+    FAMILIES,
+    TIE_FOOT_PX,
+    centres,
+    depth_sign,
+    everyday_objects,
+    view_boxes,
+)
 from mirforge.instance import problems
 from mirforge.necessity import necessity
 from mirforge.placement import keep_chance, option_boxes, placement_features
 from mirforge.render.objects.catalogue import model
 from mirforge.render.view import View
 
-from conftest import accepted, ask_only, attempts, generate, make_task, record, run_cli
+from conftest import accepted, ask_only, attempts, generate, make_task, record, run_cli, step_facts
 
 N_ASKED = 150
 
@@ -430,3 +437,16 @@ def test_an_unseen_object_is_said_to_be_hidden_behind_what_hides_it_or_outside_t
     assert (
         _unseen_text(_unseen(view, {}, scene.objects, scene.cameras[0], names)["red soccer ball"]) == "barely visible"
     )
+
+
+@pytest.mark.parametrize("index", [13, 91])
+def test_the_answer_clearly_meets_every_condition_and_a_tie_looks_like_one(index):
+    """In every condition photo the answer stands clearly on the asked side of the reference (the verifier finds it as
+    the one option no photo rules out, so it could be too close to tell), and an option the steps call too close to
+    tell has its lowest point within TIE_FOOT_PX rows of the reference's. Seed 73101 accepted index 13 with the
+    answer "too close to tell" in one photo, and index 91 with it 24 rows higher than the reference and called too
+    close, the conclusion then saying it met every condition."""
+    facts, _ = step_facts(make_task("depth_relationship"), index, seed=73101)
+    for c in facts["conditions"]:
+        assert facts["answer_name"] in [r["name"] for r in c["holding"]], c
+        assert all(abs(r["base"] - c["ref_base"]) <= TIE_FOOT_PX for r in c["close"]), c

@@ -60,6 +60,12 @@ the farther one's foot, the foot may reach lower than its lowest visible row, so
 foot hid behind another cube, the steps said the cube "does not" stand nearer. This refuses about 10% of the
 questions that used to pass (14 of 134 accepted renders, seed 777), for 10% more renders per instance.
 
+The verifier finds the answer as the one option that no photo rules out, which leaves two ways for the pictures and
+the steps to part (``_unclear``, each refused): the answer too close to a reference to tell in one photo (the steps
+said so, and then that it met every condition: 10 of 200 questions, seed 73101), and an option too close in depth
+to tell whose foot stands clearly above or below the reference's (over ``TIE_FOOT_PX`` rows: up to 35 rows apart
+were called "too close to tell", where a person reads one as nearer). That costs 5% more draws per question.
+
 A third form was tried and dropped: "in which of Images 2 to 5 is the camera nearest to that object?" Every photo
 was needed, but the photos alone gave the answer away: an object singled out by its distance from the cameras
 stands at the rim, so the photos taken along its direction show the objects bunched together (the narrowest
@@ -92,6 +98,7 @@ from mirforge.generators.spatial.multiview import (
     everyday_objects,
     everyday_radius,
     family_look,
+    feet_level,
     left_to_right,
     measure_view,
     sign,
@@ -333,6 +340,9 @@ class DepthRelationship(Task):
         if len(fits) != 1:
             raise Reject(f"{len(fits)} options fit the measured photos")
         found = next(iter(fits))
+        unclear = _unclear(f, seen, f["options"][found])
+        if unclear:
+            raise Reject(unclear)
         if self.config.even_placement and _thinned(question, rendered, found):
             raise Reject("where the options' objects stand points at the answer (thinned)")
         return found
@@ -699,6 +709,23 @@ def _measured_extreme(m: dict[str, Any] | None, extreme: str, margin: float) -> 
     for name in m:
         if all(_depth_sign(m[name], m[o], margin / 2) == want for o in m if o != name):
             return name
+    return None
+
+
+def _unclear(f: dict[str, Any], seen: list[dict[str, Any]], answer: str) -> str | None:
+    """Why the steps could not say of every condition photo what a person sees there, or None. The verifier finds the
+    answer as the one option no photo rules out, so it could stand too close to a reference to tell (the steps then
+    said it was too close, and that it met every condition); and an option too close in depth to tell may still have
+    its foot clearly above or below the reference's (the steps said "too close to tell" of feet 35 rows apart)."""
+    for c in f["conditions"]:
+        m, ref = seen[c["image"]], c["ref"]
+        want = -1 if c["dir"] == "nearer" else 1
+        for o in f["options"]:
+            s = _depth_sign(m.get(o), m.get(ref), f["margin"] / 2)
+            if o == answer and s != want:
+                return "the answer does not clearly meet a condition"
+            if s == 0 and not feet_level(m[o], m[ref]):
+                return "an option's depth is too close to a reference's to tell, but its foot is not"
     return None
 
 
