@@ -14,6 +14,7 @@ from mirforge.generators.sequential import clips3d
 from mirforge.generators.sequential.speed_comparison.task import FAMILIES
 from mirforge.render import gl
 from mirforge.render.scene3d import Scene3D
+from mirforge.templates import render_steps
 
 from conftest import accepted, ask_only, generate, make_task, record, step_facts
 
@@ -379,3 +380,29 @@ def test_a_panned_clip_has_still_marks_on_the_floor_that_show_in_its_frames():
             for x, y in np.round(px).astype(int):
                 assert 0 <= x < 320 and 0 <= y < 320
                 assert np.abs(decoded[y, x] - bare[y, x]).max() > clips3d.FOREGROUND_DIFF, (c, k, x, y)
+
+
+def test_the_steps_name_the_marks_a_panned_clip_counts_from():
+    """The summary says a panned clip's tiles are counted from a mark: each frame's caption names its clip's marks
+    by paint and shape, and the steps name for every object the mark nearest its path (they named none, so a reader
+    could not redo the count the summary promised). Unpanned clips name none."""
+    task = make_task("speed_comparison", family="floor")
+    facts, _ = step_facts(task, 0, seed=21)
+    assert not any(o["mark"] for o in facts["objects"]) and not any(f["marks"] for f in facts["frames"])
+    scene, _, rendered = accepted(task, 2, seed=21)
+    facts, n_images = step_facts(task, 2, seed=21)
+    for o in facts["objects"]:
+        track = rendered.measured["tracks"][o["name"]]
+        marks = scene.clips[track["clip"]].stage.marks
+        middle = np.mean([track["floor"][0], track["floor"][-1]], axis=0)
+        nearest = min(marks, key=lambda m: np.linalg.norm(np.subtract(m.position, middle)))
+        assert o["mark"] == nearest.name and re.fullmatch(
+            r"(red|blue|yellow|green|purple) (disc|square|cross)", o["mark"]
+        )
+        for f in o["frames"]:
+            assert facts["frames"][f["image"] - 1]["marks"] == [m.name for m in marks]
+    steps = render_steps(task, facts, n_images, np.random.default_rng(0))
+    for o in facts["objects"]:
+        assert f"from the {o['mark']} painted near its path, the {o['name']} " in steps.img2img
+    for caption, frame in zip(steps.caption, facts["frames"], strict=True):
+        assert "Painted on the floor: " + ", ".join(f"a {m}" for m in frame["marks"][:-1]) in caption

@@ -198,6 +198,11 @@ class Mark:
         raise ValueError(f"unknown mark shape {self.shape!r}; expected one of {MARK_SHAPES}")
 
     @property
+    def name(self) -> str:
+        """What a person calls it: its paint and shape, "red disc"."""
+        return f"{next(n for n, c in MARK_COLORS.items() if c == self.color)} {self.shape}"
+
+    @property
     def radius(self) -> float:
         """Half its size: the mark lies within this of its centre."""
         return self.size / 2

@@ -9,7 +9,9 @@ Families (config ``families``):
   clip is filmed from another spot, and at level 3 the camera pans during the clips. The tiles are all alike, so a
   pan of a tile would look like none: a panned clip has three flat marks on the floor, each its own colour and
   shape, still and in view in its frames and never passed over (``clips3d.mark_floor``), which show how far the
-  view slid; they are part of the floor, in the verifier's empty-floor plate too, and never an option.
+  view slid; they are part of the floor, in the verifier's empty-floor plate too, and never an option. The
+  captions name them by paint and shape ("a red disc"), and the steps count each object's tiles from the mark
+  nearest its path.
 
 Level 1 shows three frames of one clip. From level 2 the objects are split over four clips (``clips_per_level``)
 with their own frame times, two frames each, so every frame is needed: hiding one leaves the speeds of its clip's
@@ -610,6 +612,10 @@ class SpeedComparison(Filming, Task):
                 dist = round(float(np.linalg.norm(floor[-1] - floor[0])) / scene.tile, 1) * scene.tile
             rate = dist / (ts[-1] - ts[0])
             written = _written_rate(rate, scene.tile, lanes)
+            stage = scene.clips[t["clip"]].stage
+            # a panned clip's tiles are counted from a still mark: the steps name the one nearest the object's path
+            middle = (floor[0] + floor[-1]) / 2
+            mark = min(stage.marks, key=lambda m: math.dist(m.position, middle)) if stage and stage.marks else None
             objs.append(
                 {
                     "name": r.name,
@@ -635,6 +641,7 @@ class SpeedComparison(Filming, Task):
                     "metric": "" if lanes else f"{_length(written * scene.tile, False)}/s",
                     "pixel_rate": float(np.linalg.norm(px[-1] - px[0])) / (ts[-1] - ts[0]),
                     "direction": "right" if px[-1][0] > px[0][0] else "left",
+                    "mark": mark.name if mark else None,
                 }
             )
         ranked = sorted(objs, key=lambda o: -o["speed"])
@@ -643,10 +650,12 @@ class SpeedComparison(Filming, Task):
         for img in range(len(rendered.images)):
             here = [o for o in objs if any(f["image"] == img + 1 for f in o["frames"])]
             fr = [next(f for f in o["frames"] if f["image"] == img + 1) for o in here]
+            stage = scene.clips[here[0]["clip"] - 1].stage
             frames.append(
                 {
                     "image": img + 1,
                     "clip": here[0]["clip"],
+                    "marks": [m.name for m in stage.marks] if stage else [],
                     "time": fr[0]["time"],
                     "objects": [
                         {"name": o["name"], "x": f["x"], "where": f["where"], "box": f["box"]}
