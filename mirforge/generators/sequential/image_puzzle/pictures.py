@@ -618,6 +618,8 @@ def town_map(rng: np.random.Generator, s: int) -> Picture:
                     paint.rounded_rect(img, (hx, hy, hx + hs, hy + hs), 1, roof)
                     paint.line(img, (hx, hy + hs / 2), (hx + hs, hy + hs / 2), paint.shade(roof, 0.8), 1)
             pic.note("a block of houses", (x0, y0, x1, y1))
+    # the land between: a background like the sky or the water, so a caption names it as the steps along a seam do
+    pic.note("open land", (0, 0, s, s), background=True)
     return pic
 
 

@@ -84,7 +84,6 @@ COLOUR_MARGIN = 16.0
 LEVEL_KINDS = (("where2", "arrangement"), ("where2", "missing"), ("missing", "neighbour"))
 SIDES = {"right": (0, 1), "left": (0, -1), "below": (1, 0), "above": (-1, 0)}
 PLACES = {"top": "above the hole", "bottom": "below the hole", "left": "left of the hole", "right": "right of the hole"}
-BACKGROUND = "open land"  # what a pixel shows that no element was noted for: a map's land, the only such pixels
 ALONG_NAMES = {"a grid of streets": "a street"}  # a thing seen along an edge, where its caption name says too much
 BREAK = 0.15  # a stretch of a hole's border this long (share of the side) where a candidate shows another thing
 SHADE = 12.0  # grey levels: a candidate's edge this much darker or lighter than the picture next to it is said so
@@ -1010,10 +1009,10 @@ def _plural_name(name: str) -> bool:
 
 
 def _name_ids(pic: Picture) -> tuple[np.ndarray, list[str]]:
-    """The distinct names of a picture's elements (BACKGROUND last), and a lookup from a label to its name's index
-    (-1, no element, looks up the last entry): things of one name (two trees) read as one."""
-    names = list(dict.fromkeys(pic.names)) + [BACKGROUND]
-    lut = np.array([names.index(n) for n in pic.names] + [len(names) - 1])
+    """The distinct names of a picture's elements, and a lookup from a label to its name's index: things of one name
+    (two trees) read as one. Every pixel shows an element (each picture notes a background)."""
+    names = list(dict.fromkeys(pic.names))
+    lut = np.array([names.index(n) for n in pic.names])
     return lut, [ALONG_NAMES.get(n, n) for n in names]
 
 
