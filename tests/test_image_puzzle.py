@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import re
 from collections import Counter, defaultdict
-from itertools import combinations
+from itertools import combinations, product
 
 import cv2
 import numpy as np
@@ -546,3 +546,17 @@ def test_every_pixel_shows_a_named_thing_and_a_map_names_its_land():
                 land = pic.names.index("open land")
                 assert land in pic.grounds and (pic.labels == land).mean() > 0.3, seed
                 assert {"open land", "part of the open land"} & set(describe(pic, (0, 0, 448, 448))), seed
+
+
+def test_a_poster_evening_sky_is_never_grey():
+    """The poster style keeps five levels a channel: the evening sky's gradient, at any shade its colours are drawn
+    in, never falls on a neutral grey (a quarter of it did, a grey sky the captions called "an evening sky")."""
+    from mirforge.generators.sequential.image_puzzle.pictures import POSTER, SKIES
+
+    top, low = SKIES["sunset"]
+    t = np.linspace(0, 1, 400)[:, None]
+    for dt in product((-10, 10), repeat=3):
+        for dl in product((-10, 10), repeat=3):
+            a, b = np.add(top, dt), np.add(low, dl)
+            rows = POSTER[np.clip(np.round(a + (b - a) * t), 0, 255).astype(int)]
+            assert (rows.max(axis=1) > rows.min(axis=1)).all(), (dt, dl)

@@ -88,7 +88,9 @@ def _rgb(rng: np.random.Generator, base: tuple[int, int, int], spread: int = 14)
 # -- landscape ------------------------------------------------------------------------------------------------
 SKIES = {
     "day": ((70, 130, 210), (190, 215, 240)),
-    "sunset": ((90, 80, 150), (250, 170, 110)),
+    # green stays under 96 until red passes 160, so the poster style's five levels never turn the evening sky a
+    # neutral grey (from (90, 80, 150) to (250, 170, 110), a quarter of it was grey, and called "an evening sky")
+    "sunset": ((90, 40, 170), (250, 130, 80)),
     "overcast": ((150, 160, 175), (210, 214, 220)),
 }
 
