@@ -560,3 +560,13 @@ def test_a_poster_evening_sky_is_never_grey():
             a, b = np.add(top, dt), np.add(low, dl)
             rows = POSTER[np.clip(np.round(a + (b - a) * t), 0, 255).astype(int)]
             assert (rows.max(axis=1) > rows.min(axis=1)).all(), (dt, dl)
+
+
+def test_a_landscape_names_each_ridge_for_its_colour():
+    """The far ridge is blue-grey and named "distant hills"; only the near, green one is "green hills" (both were
+    "green hills", so a tile of the grey ridge was said to show green hills)."""
+    for seed in range(4):
+        pic = draw_picture("landscape", "flat", seed, 896)
+        for name, green in (("distant hills", False), ("green hills", True)):
+            r, g, b = pic.img[pic.labels == pic.names.index(name)].mean(axis=0)
+            assert (g > r + 30 and g > b + 30) == green, (seed, name, r, g, b)

@@ -117,13 +117,17 @@ def landscape(rng: np.random.Generator, s: int) -> Picture:
         for dx, dy, k in ((-1.1, 0.3, 0.8), (0, 0, 1.0), (1.1, 0.3, 0.8)):
             paint.ellipse(img, (c[0] + dx * w, c[1] + dy * w), (w * k, w * 0.55 * k), (246, 246, 250))
         pic.note("a cloud", (c[0] - 2 * w, c[1] - w, c[0] + 2 * w, c[1] + w))
-    hills = [(_rgb(rng, (118, 140, 150)), horizon), (_rgb(rng, (84, 150, 80)), horizon + s * 0.05)]
-    for shade, base in hills:
+    # two ridges, each named for what it looks like: the far one blue-grey (it was "green hills" with the near one)
+    hills = [
+        ("distant hills", _rgb(rng, (118, 140, 150)), horizon),
+        ("green hills", _rgb(rng, (84, 150, 80)), horizon + s * 0.05),
+    ]
+    for name, shade, base in hills:
         xs = np.linspace(0, s, int(rng.integers(6, 10)))
         ys = base - rng.uniform(0.03, 0.16, size=len(xs)) * s
         pts = [(0.0, float(s))] + [(float(x), float(y)) for x, y in zip(xs, ys, strict=True)] + [(float(s), float(s))]
         paint.poly(img, pts, shade)
-    pic.note("green hills", (0, horizon - 0.16 * s, s, horizon + 0.1 * s))
+        pic.note(name, (0, horizon - 0.16 * s, s, horizon + 0.1 * s))
     ground = int(horizon + s * 0.09)
     grass = _rgb(rng, (96, 166, 76), 10)
     img[ground:] = paint.gradient(s - ground, s, grass, paint.shade(grass, 0.7))
