@@ -348,6 +348,7 @@ class LocationRelationship(Task):
                 }
             )
         ref_boxes = [{"image": v + 1, "box": m[r]["box"]} for v, m in enumerate(seen) if r in m]
+        by_label = [[m.get(n) for n in labels] for m in seen]
         shown = {i for i, n in enumerate(labels) if all(n in m for m in seen)}  # measured in every view
         out: dict[str, Any] = {
             "kind": f["kind"],
@@ -361,7 +362,7 @@ class LocationRelationship(Task):
             "premise": premise,
             "premise_images": [p["image"] + 1 for p in f["premise"]],
             "referent_boxes": ref_boxes,
-            "anchor": _anchor(scene.objects, scene.twins, labels.index(r), shown),
+            "anchor": _anchor(scene.objects, scene.twins, labels.index(r), shown, by_label),
         }
 
         def relation(v: int) -> dict[str, Any]:
@@ -626,11 +627,20 @@ def _labels(scene: Scene) -> list[str]:
     return [f"{n} {i + 1}" if i < scene.twins else n for i, n in enumerate(names)]
 
 
-def _anchor(objects: tuple[Object3D, ...], twins: int, r: int, shown: set[int]) -> dict[str, str] | None:
+def _anchor(
+    objects: tuple[Object3D, ...],
+    twins: int,
+    r: int,
+    shown: set[int],
+    views: list[list[dict[str, Any] | None]],
+) -> dict[str, str] | None:
     """The neighbour a person follows the twin meant by from view to view (on the floor, centre to centre): an
     object it stands clearly closer to than every other twin does, else one it stands clearly farther from than
     every other twin does (a twin standing apart), each by ``ANCHOR_RATIO``. Only objects every view shows
-    (``shown``: indices of the objects measured in every view). None when no object tells them apart."""
+    (``shown``: indices of the objects measured in every view), and only a neighbour whose relation every view's
+    picture shows too (``_looks``; ``views``: per view, per object, its measurements or None): a view that
+    foreshortens the floor can put the closer twin farther from it in the picture, where a person follows it (120
+    against 88 pixels, seed 73121). None when no object tells them apart."""
     at = np.array([o.position for o in objects])
     near, far = {}, {}
     for o in sorted(shown - set(range(twins))):
@@ -638,10 +648,24 @@ def _anchor(objects: tuple[Object3D, ...], twins: int, r: int, shown: set[int]) 
         others = [np.linalg.norm(at[t] - at[o]) for t in range(twins) if t != r]
         near[o], far[o] = own / min(others), max(others) / own
     for side, ratio in (("closer", near), ("farther", far)):
-        best = min(ratio, key=ratio.__getitem__, default=None)
-        if best is not None and ratio[best] <= ANCHOR_RATIO:
-            return {"name": objects[best].name, "side": side}
+        fits = [o for o in ratio if ratio[o] <= ANCHOR_RATIO and _looks(views, twins, r, o, side)]
+        if fits:
+            return {"name": objects[min(fits, key=ratio.__getitem__)].name, "side": side}
     return None
+
+
+def _looks(views: list[list[dict[str, Any] | None]], twins: int, r: int, o: int, side: str) -> bool:
+    """Whether every view that measures the twins and object ``o`` shows twin ``r`` the ``side`` one to ``o`` of
+    them all, by the pixel distance between their feet (the bottom middle of their boxes)."""
+    for m in views:
+        if m[o] is None or any(m[t] is None for t in range(twins)):
+            continue
+        foot = {k: np.array([(m[k]["box"][0] + m[k]["box"][2]) / 2, m[k]["box"][3]]) for k in [o, *range(twins)]}
+        own = np.linalg.norm(foot[r] - foot[o])
+        others = [np.linalg.norm(foot[t] - foot[o]) for t in range(twins) if t != r]
+        if not (own < min(others) if side == "closer" else own > max(others)):
+            return False
+    return True
 
 
 # -- measurement side ---------------------------------------------------------------------------------------------
