@@ -3,6 +3,7 @@ nothing away, families, knobs."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from itertools import combinations
 
@@ -22,8 +23,9 @@ from mirforge.generators.sequential.motion_detection.task import (
 from mirforge.render import gl
 from mirforge.render.scene3d import Scene3D
 from mirforge.render.video import film
+from mirforge.templates import render_steps
 
-from conftest import accepted, ask_only, generate, make_task, record
+from conftest import accepted, ask_only, generate, make_task, record, step_facts
 
 PIXEL_TOLERANCE = 2.0  # decoded-frame centroid offsets against those of the exact id render (or of the drawing)
 FLOOR_TOLERANCE = (0.15, 0.08)  # offsets over the floor against the true ones: 0.15 tile + 8% of the distance
@@ -247,3 +249,13 @@ def test_two_objects_of_a_kind_are_named_by_how_they_look():
                 woods += "wooden" in name
                 nouns.add(noun)
     assert woods and nouns
+
+
+def test_a_move_straight_along_one_axis_is_said_without_a_zero_part():
+    """The mover of seed 73121's index 34 moves straight towards the camera: the steps say "1.2 tiles towards the
+    camera", not "0.0 tiles to the left and 1.2 tiles towards the camera"."""
+    task = make_task("motion_detection")
+    facts, n_images = step_facts(task, 34, seed=73121)
+    steps = render_steps(task, facts, n_images, np.random.default_rng(0))
+    assert re.search(r"in [\d.]+ s: 1\.2 tiles towards the camera\.", steps.img2img), steps.img2img
+    assert " 0.0 tiles to the" not in steps.img2img
