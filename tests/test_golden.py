@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "02fc9d13e59c50a4e5647ee7181a6bd91565ff4ee9a4131692502b4b4113ce87",
-    ("all", 20, 3): "df8ac3cbb37df90fbb5ba1dbbb07e30bb82d1c9bb2037fe959d008ee0bdd10bb",
+    ("all", 3, 3): "1fa06a4573bccc5ff489697d2271a492a37736abea454a8d8d9cef8f13a66957",
+    ("all", 20, 3): "6e48d16c6bc25188b050c02b73dc108fbd7564073b28710a045bf141cb6db635",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 
