@@ -562,6 +562,22 @@ def test_a_poster_evening_sky_is_never_grey():
             assert (rows.max(axis=1) > rows.min(axis=1)).all(), (dt, dl)
 
 
+def test_a_family_that_leaves_pixels_unnamed_is_refused(monkeypatch):
+    """A picture family must name every pixel (a background note does): one that leaves some to no element is a
+    clear error, not captions and seams that read them as whatever name comes last."""
+    from mirforge.generators.sequential.image_puzzle import pictures
+
+    def bare(rng, s):
+        pic = Picture(np.zeros((s, s, 3), np.uint8))
+        pic.img[:10, :10] = 255
+        pic.note("a square", (0, 0, 10, 10))
+        return pic
+
+    monkeypatch.setitem(pictures.FAMILIES, "bare", (bare, "a square on nothing"))
+    with pytest.raises(ValueError, match="'bare' leaves pixels that no element names"):
+        draw_picture("bare", "flat", 0, 64)
+
+
 def test_a_landscape_names_each_ridge_for_its_colour():
     """The far ridge is blue-grey and named "distant hills"; only the near, green one is "green hills" (both were
     "green hills", so a tile of the grey ridge was said to show green hills)."""

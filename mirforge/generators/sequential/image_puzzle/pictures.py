@@ -642,6 +642,8 @@ FAMILIES = {
 def draw_picture(family: str, style: str, seed: int, size: int) -> Picture:
     """The picture of ``family`` from ``seed``, drawn ``size`` pixels square and passed through ``style``."""
     pic = FAMILIES[family][0](np.random.default_rng(seed), size)
+    if (pic.labels < 0).any():  # the captions and the seams read every pixel as some element
+        raise ValueError(f"picture family {family!r} leaves pixels that no element names: note a background")
     if np.random.default_rng([seed, 2]).random() < 0.5:
         # mirrored half the time: a family's layout that favours one side (a window on the left) would otherwise
         # tell a tile's column from the tile alone

@@ -64,7 +64,8 @@ The verifier finds the answer as the one option that no photo rules out, which l
 the steps to part (``_unclear``, each refused): the answer too close to a reference to tell in one photo (the steps
 said so, and then that it met every condition: 10 of 200 questions, seed 73101), and an option too close in depth
 to tell whose foot stands clearly above or below the reference's (over ``TIE_FOOT_PX`` rows: up to 35 rows apart
-were called "too close to tell", where a person reads one as nearer). That costs 5% more draws per question.
+were called "too close to tell", where a person reads one as nearer). Rejected draws per 100 questions rise 8%
+(3,003 to 3,251; `benchmarks/throughput.py`, 60 questions at seeds 0 to 2).
 
 A third form was tried and dropped: "in which of Images 2 to 5 is the camera nearest to that object?" Every photo
 was needed, but the photos alone gave the answer away: an object singled out by its distance from the cameras
