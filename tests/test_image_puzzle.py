@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from mirforge.errors import InputError, Reject
+from mirforge.generators.common import plural
 from mirforge.generators.sequential.image_puzzle.pictures import (
     FAMILIES,
     PIXEL_BLOCK,
@@ -283,18 +284,73 @@ def test_describe_names_what_the_pixels_show():
     assert describe(pic, (0, 50, 60, 90)) == []
 
 
-def test_describe_counts_what_reaches_in_not_a_sliver_along_an_edge():
-    """A thin strand reaching into a tile is seen, though it is a small share of its whole; a strip as wide as a
-    line along the tile's edge is not."""
+def test_describe_counts_what_reaches_in_or_runs_along_an_edge_not_a_speck_at_it():
+    """A thin strand reaching into a tile is seen, though it is a small share of its whole; so is a strip along a
+    quarter of the tile's edge, however thin (a seam step names what runs along an edge); a short one is not."""
     pic = Picture(np.full((896, 448, 3), 30, np.uint8))
     pic.note("the blue water", (0, 0, 448, 896), background=True)
     pic.img[300:600, 200:208] = (40, 140, 60)  # a strand of seaweed from one tile into the next
     pic.note("a strand of seaweed", (200, 300, 208, 600))
-    pic.img[440:448, :150] = (230, 140, 40)  # a band along the first tile's bottom edge
-    pic.note("a band", (0, 440, 150, 448))
+    pic.img[440:448, 20:140] = (230, 140, 40)  # a band along a quarter of the first tile's bottom edge
+    pic.note("a band", (20, 440, 140, 448))
+    pic.img[446:448, 300:330] = (200, 60, 60)  # a speck along 7% of it
+    pic.note("a speck", (300, 446, 330, 448))
     assert describe(pic, (0, 448, 448, 896)) == ["part of the blue water", "part of a strand of seaweed"]
-    assert describe(pic, (0, 0, 448, 448)) == ["part of the blue water", "part of a strand of seaweed"]
-    assert "part of a band" in describe(pic, (0, 400, 448, 500))  # the same band, away from the edge
+    assert describe(pic, (0, 0, 448, 448)) == ["part of the blue water", "part of a strand of seaweed", "a band"]
+    assert "a band" in describe(pic, (0, 400, 448, 500))  # the same band, across the middle of a region
+    # the lines a step reads along can be given: the border of a hole, from outside it
+    assert "a speck" not in describe(pic, (0, 0, 448, 448))
+    assert "a speck" in describe(pic, (0, 0, 448, 448), [pic.labels[447, 300:348]])
+
+
+def test_every_thing_a_seam_step_names_is_in_that_images_caption(task):
+    """What the steps say runs along a tile's edge or meets it there is named in that tile's caption (or, for the
+    picture around a hole, in what the steps say surrounds it): a strip of a fish along a candidate's edge was said
+    to continue the fish below the hole while the caption said only "part of the blue water" (seed 73201: #2's
+    round rug, #29's street lamp and #38's path were cited and not captioned)."""
+    checked = Counter()
+    for index in range(40):
+        scene, question, rendered = accepted(task, index, seed=73201)
+        f = task.step_facts(scene, question, rendered)
+        for text, name in _seam_citations(f):
+            assert _names(text, name), (index, f["kind"], name, text)
+            checked[f["kind"]] += 1
+    assert set(checked) == {"missing", "neighbour", "arrangement"}, checked
+
+
+def _seam_citations(f: dict) -> list[tuple[str, str]]:
+    """(the description that must name it, the thing) for each thing the steps cite along an edge."""
+    out = []
+    if f["kind"] in ("missing", "neighbour"):
+        shows = {c["image"]: c["shows"] for c in f["candidates"]}
+        context = f["around"] if f["kind"] == "missing" else f["ref"]
+        if f["kind"] == "neighbour":
+            out += [(context, t) for t in re.split(r", | and ", f["along_ref"])]
+        for k in f["keeps"]:
+            out += [
+                (text, t) for t in re.split(r", | and ", k["things"]) for text in (shows[f["best"]["image"]], context)
+            ]
+        for b in f["breaks"]:
+            out += (
+                [(shows[b["image"]], b["now"]), (context, b["was"])] if b["how"] == "meets" else [(context, b["thing"])]
+            )
+    elif f["kind"] == "arrangement":
+        shows = {t["image"]: t["shows"] for t in f["tiles"]}
+        for o in f["others"]:
+            b = o["seam"]
+            out += (
+                [(shows[b["a"]], b["was"]), (shows[b["b"]], b["now"])]
+                if b["how"] == "meets"
+                else [(shows[b["a"]], b["thing"])]
+            )
+    return out
+
+
+def _names(text: str, name: str) -> bool:
+    """Whether a description names a thing, however many of it it counts ("two fish (one of them in part)")."""
+    article, _, rest = name.partition(" ")
+    noun = rest if article in ("a", "an", "the") else name
+    return noun in text or plural(noun) in text
 
 
 def test_describe_counts_things_of_one_name():

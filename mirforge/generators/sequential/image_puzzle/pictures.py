@@ -14,7 +14,7 @@ dark outlines).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -29,7 +29,8 @@ POSTER = (np.round(np.arange(256) / 255 * 4) * (255 / 4)).astype(np.uint8)  # fi
 INKED = (np.arange(256) * 0.3).astype(np.uint8)  # a poster's outlines: its colours darkened to 30%
 STYLE_WORDS = {"flat": "flat-colour", "painted": "painted", "pixel": "pixel-art", "poster": "poster-style"}
 COUNT_STEP = 4  # captions count labels on every 4th row and column: shares to a fraction of a percent, 16x faster
-SLIVER = 0.02  # a caption does not count what shows only this close to a region's edge (share of its side)
+SLIVER = 0.02  # a caption does not count what shows only this close to a region's edge (share of its side)...
+EDGE_RUN = 0.1  # ...unless it runs along this share of one of its sides: a seam is read there (what runs on across it)
 SPOT_TRIES = 20  # draws of a free spot for a thing that must not overlap another (a tree in the lake)
 PIXEL_BLOCK = 28  # pixel art's block: divides 448, so the blocks line up with every grid of 448-pixel tiles
 
@@ -688,27 +689,48 @@ def stylise(img: np.ndarray, style: str, rng: np.random.Generator) -> np.ndarray
     return img
 
 
-def describe(pic: Picture, box: tuple[float, float, float, float]) -> list[str]:
+def describe(
+    pic: Picture, box: tuple[float, float, float, float], lines: Sequence[np.ndarray] | None = None
+) -> list[str]:
     """What a region of the picture shows: the elements whose pixels fall in ``box``, whole ones plainly and cut
     ones as "part of ...", largest share first, each name once with how many show ("three fish"). An element counts
-    when 0.2% of the region shows it at least ``SLIVER`` of the region's side in from its edges (a sliver along an
-    edge is not something a person sees, the tail of a fish or a strand of seaweed reaching in is); a name counts
-    when its elements together cover 0.5% (eight small fish do)."""
+    when 0.2% of the region shows it at least ``SLIVER`` of the region's side in from its edges (a speck in a
+    corner is not something a person sees, the tail of a fish or a strand of seaweed reaching in is); a name counts
+    when its elements together cover 0.5% (eight small fish do). What runs along ``EDGE_RUN`` of one of ``lines``
+    (labels along a seam: the region's own four edges unless given) counts however thin it is: a step that matches
+    the seam names it, and a person sees a strip that long."""
     x0, y0, x1, y1 = (int(round(v)) for v in box)
     region = pic.labels[y0:y1:COUNT_STEP, x0:x1:COUNT_STEP]
     m = max(1, round(SLIVER * min(region.shape)))
     n = len(pic.names)
     inside, inner, area = _count(region, n), _count(region[m:-m, m:-m], n), region.size
     cut = _cut(pic, (x0, y0, x1, y1))
+    if lines is None:
+        own = pic.labels[y0:y1, x0:x1]
+        lines = [own[0], own[-1], own[:, 0], own[:, -1]]
+    along = _along_edges(pic.names, lines)
     cover: dict[str, float] = {}
     whole: dict[str, list[bool]] = {}  # per element of that name that counts
     for k, name in enumerate(pic.names):
-        if inner[k] < 0.002 * area:
+        if inner[k] < 0.002 * area and k not in along:
             continue
         cover[name] = cover.get(name, 0.0) + inside[k] / area
         whole.setdefault(name, []).append(k not in cut)
-    ranked = sorted((name for name in cover if cover[name] >= 0.005), key=lambda name: -cover[name])
+    seen = {pic.names[k] for k in along}
+    ranked = sorted((name for name in cover if cover[name] >= 0.005 or name in seen), key=lambda name: -cover[name])
     return [_counted(name, whole[name]) for name in ranked]
+
+
+def _along_edges(names: list[str], lines: Sequence[np.ndarray]) -> set[int]:
+    """The elements on ``lines`` whose name runs along ``EDGE_RUN`` of one of them (two fish of 6% each do)."""
+    found: set[int] = set()
+    for line in lines:
+        share: dict[str, int] = {}
+        labels, counts = np.unique(line, return_counts=True)
+        for k, count in zip(labels.tolist(), counts.tolist(), strict=True):
+            share[names[k]] = share.get(names[k], 0) + count
+        found |= {k for k in labels.tolist() if share[names[k]] >= EDGE_RUN * len(line)}
+    return found
 
 
 def _cut(pic: Picture, box: tuple[int, int, int, int]) -> set[int]:

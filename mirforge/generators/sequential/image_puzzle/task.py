@@ -53,6 +53,7 @@ import numpy as np
 
 from mirforge.errors import Reject
 from mirforge.generators.sequential.image_puzzle.pictures import (
+    EDGE_RUN,
     FAMILIES,
     PIXEL_BLOCK,
     STYLE_WORDS,
@@ -574,11 +575,11 @@ class ImagePuzzle(Task):
             "regions": [r.to_json() for r in rendered.regions],
         }
         s = TILE * g
-        whole = _words(describe(pic, (0, 0, s, s)), 6)
+        whole = _words(describe(pic, (0, 0, s, s))[:6])
 
-        def tile_words(p: tuple[float, float]) -> str:
+        def tile_words(p: tuple[float, float]) -> str:  # all it shows: the seams name what runs along its edges
             r, c = p
-            return _words(describe(pic, (c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE)), 5)
+            return _words(describe(pic, (c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE)))
 
         out["whole"] = whole
         m = rendered.measured
@@ -611,7 +612,9 @@ class ImagePuzzle(Task):
             if f["kind"] == "missing":
                 out["cell"] = _cell_name(tuple(f["cell"]), g)
                 r, c = f["cell"]
-                out["around"] = _words(describe(pic, _around((r, c), g)), 5)
+                # around the hole, what runs along its border counts: the steps say it runs on into the answer
+                border_lines = list(_outside(pic.labels, (r, c)).values())
+                out["around"] = _words(describe(pic, _around((r, c), g), border_lines))
                 border = _hole_border(pic, tuple(f["cell"]), [tuple(p) for p in f["candidates"]], rendered.images)
                 out["keeps"] = [{**k, "place": PLACES[k["edge"]]} for k in border["keeps"][question.answer]]
                 out["breaks"] = [
@@ -744,8 +747,7 @@ def _around(cell: tuple[int, int], g: int) -> tuple[float, float, float, float]:
     return (max(0, c - 0.5) * TILE, max(0, r - 0.5) * TILE, min(g, c + 1.5) * TILE, min(g, r + 1.5) * TILE)
 
 
-def _words(items: list[str], most: int) -> str:
-    items = items[:most]
+def _words(items: list[str]) -> str:
     if not items:
         return "only background"
     if len(items) == 1:
@@ -928,8 +930,8 @@ def _tile_seam(
         ours, theirs = _facing(seen, _square(pic.img, p), side)
         pixels.append({edge: (theirs.astype(np.float32), ours.astype(np.float32))})
     line = context[edge]
-    things = [names[i] for i, n in Counter(line.tolist()).most_common(2) if n >= 0.1 * len(line)]
-    return {"context": _words(things, 2), **_seam_reading(context, edges, pixels, true, names)}
+    things = [names[i] for i, n in Counter(line.tolist()).most_common(2) if n >= EDGE_RUN * len(line)]
+    return {"context": _words(things), **_seam_reading(context, edges, pixels, true, names)}
 
 
 def _seam_reading(
@@ -958,9 +960,9 @@ def _seam_reading(
         kept = []
         for side, line in context.items():
             same = line[line == edge[side]]
-            things = [names[i] for i, n in Counter(same.tolist()).most_common(2) if n >= 0.1 * len(line)]
+            things = [names[i] for i, n in Counter(same.tolist()).most_common(2) if n >= EDGE_RUN * len(line)]
             if things:
-                kept.append({"edge": side, "things": _words(things, 2)})
+                kept.append({"edge": side, "things": _words(things)})
         keeps.append(kept)
     breaks: list[dict[str, str] | None] = []
     for k, edge in enumerate(edges):
