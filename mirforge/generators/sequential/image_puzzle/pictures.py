@@ -55,12 +55,15 @@ class Picture:
     def size(self) -> int:
         return self.img.shape[0]
 
-    def note(self, name: str, box: tuple[float, float, float, float], background: bool = False) -> None:
-        """Name what was drawn inside ``box`` since the last note: the pixels there that changed (and, for a
-        ``background``, every pixel there that no element has yet). Pixels drawn over keep their old element. The
-        box is grown by a margin of 2% of the side, as thick strokes (a path, a river) reach past it."""
+    def note(
+        self, name: str, box: tuple[float, float, float, float], background: bool = False, area: bool = False
+    ) -> None:
+        """Name what was drawn inside ``box`` since the last note: the pixels there that changed, and for an ``area``
+        (a block of houses with the yards between them) or a ``background`` (the sky) every pixel there that no
+        element has yet. Pixels drawn over keep their old element. The box of a drawn thing is grown by a margin of
+        2% of the side, as thick strokes (a path, a river) reach past it."""
         s = self.size
-        pad = 0 if background else 0.02 * s
+        pad = 0 if background or area else 0.02 * s
         x0, y0 = (max(0, int(round(v - pad))) for v in box[:2])
         x1, y1 = (min(s, int(round(v + pad))) for v in box[2:])
         if x1 <= x0 or y1 <= y0:
@@ -68,7 +71,7 @@ class Picture:
         at = (slice(y0, y1), slice(x0, x1))
         d = cv2.absdiff(self.img[at], self._seen[at])
         drawn = (d[..., 0] | d[..., 1] | d[..., 2]) > 0  # 10x faster than a reduction over the channel axis
-        if background:
+        if background or area:
             drawn |= self.labels[at] < 0
         np.copyto(self.labels[at], len(self.names), where=drawn)
         self._seen[at] = self.img[at]
@@ -624,8 +627,10 @@ def town_map(rng: np.random.Generator, s: int) -> Picture:
                         continue  # no house stands in the river
                     paint.rounded_rect(img, (hx, hy, hx + hs, hy + hs), 1, roof)
                     paint.line(img, (hx, hy + hs / 2), (hx + hs, hy + hs / 2), paint.shade(roof, 0.8), 1)
-            pic.note("a block of houses", (x0, y0, x1, y1))
-    # the land between: a background like the sky or the water, so a caption names it as the steps along a seam do
+            # the block is all the land between its four streets, houses and yards: it has no outline of its own,
+            # and a window edge through a yard cuts it
+            pic.note("a block of houses", (bx, by, min(s, bx + step), min(s, by + step)), area=True)
+    # the land outside the blocks (by the edge, strips too narrow for one): a background like the sky or the water
     pic.note("open land", (0, 0, s, s), background=True)
     return pic
 
