@@ -266,6 +266,15 @@ HANDLE_SPREAD = math.radians(25)  # how far from the camera's left or right the 
 # handle turned away hid behind the body: a mug read as a tumbler)
 
 
+VEHICLES = frozenset({"toy car", "toy truck"})  # drive nose first; other objects slide at any angle
+
+
+def nose_first(heading: float) -> float:
+    """The yaw that points a vehicle's nose along ``heading`` (radians on the floor): its model's nose points along
+    -x. (Turned a quarter less, toy cars drove sideways.)"""
+    return heading + math.pi
+
+
 def turned(rng: np.random.Generator, kind: str, right: np.ndarray) -> float:
     """A random yaw for an object of ``kind``; a kind in ``SIDE_HANDLED`` is turned so its handle points within
     ``HANDLE_SPREAD`` of the camera's ``right`` or left, where its outline shows it. One draw either way."""

@@ -73,7 +73,6 @@ PHRASE_3D = {
     "down": "towards the camera",
     "down-right": "towards the camera and to the right",
 }
-VEHICLES = ("toy car", "toy truck")
 ORDER_STEP = 0.55  # tiles at least between consecutive shuffled frames (the verifier asks for min_move)
 LAYOUT_TRIES = 30  # layouts drawn for one scene before the attempt is rejected
 PAN_SPEED = (0.4, 0.6)  # tiles per second the camera pans, at the levels where it does
@@ -333,8 +332,8 @@ class MotionDetection(Filming, Task):
                     continue
                 waypoints = tuple((t, float(q[0]), float(q[1])) for t, q in zip(times, corridor, strict=True))
                 first = world[1] - world[0]
-                if i == mover and kind_ in VEHICLES and len(legs) == 1:
-                    yaw = math.atan2(first[1], first[0]) + math.pi / 2
+                if i == mover and kind_ in clips3d.VEHICLES and len(legs) == 1:
+                    yaw = clips3d.nose_first(math.atan2(first[1], first[0]))
                 else:
                     yaw = clips3d.turned(rng, kind_, right)
                 ghost = Prop(name, kind_, variant, height, waypoints, yaw)  # as if it moved along its corridor

@@ -52,7 +52,6 @@ KINDS = ("fastest", "slowest", "order")
 MARGIN = 24  # lanes: pixels kept free at the left and right edges
 TRAVEL = (0.8, 5.0)  # tiles an object covers within its clip: enough to measure, little enough to stay in view
 MAX_FRAMES = 9  # frames per clip at most: clips stay cheap to render
-VEHICLES = ("toy car", "toy truck")  # drive nose first; other objects slide at any angle
 LAYOUT_TRIES = 30  # speeds and paths drawn for one scene before the attempt is rejected
 CLIP_TRIES = 50  # clip assignments and lengths drawn for one set of speeds (cheap: no layout)
 CLEAR_RATIO = 1.5  # steps call a speed "clearly" above the next only from this ratio
@@ -403,7 +402,7 @@ class SpeedComparison(Filming, Task):
                     else:
                         heading = float(rng.uniform(0, 2 * math.pi))
                     b = a + np.array([math.cos(heading), math.sin(heading)]) * travel
-                    yaw = heading + math.pi / 2 if kind in VEHICLES else clips3d.turned(rng, kind, right)
+                    yaw = clips3d.nose_first(heading) if kind in clips3d.VEHICLES else clips3d.turned(rng, kind, right)
                     path = ((0.0, float(a[0]), float(a[1])), (last / fps, float(b[0]), float(b[1])))
                     prop = Prop(name, kind, variant, height, path, yaw)
                     if layout.add(prop):
