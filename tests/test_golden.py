@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "1fa06a4573bccc5ff489697d2271a492a37736abea454a8d8d9cef8f13a66957",
-    ("all", 20, 3): "6e48d16c6bc25188b050c02b73dc108fbd7564073b28710a045bf141cb6db635",
+    ("all", 3, 3): "c8ceb94304fb5ef2b5595e35095618383de797db952558e76bd8788938c6b60d",
+    ("all", 20, 3): "5eec745466cf9a91e3b2525de39ce55f59a81874aa860358750430277056323f",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 
