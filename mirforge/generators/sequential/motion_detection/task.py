@@ -419,7 +419,7 @@ class MotionDetection(Filming, Task):
             keys = place(chrono, [distractors[int(i)] for i in rng.permutation(len(distractors))], slot)
             options = [" -> ".join(f"Image {i}" for i in order) for order in keys]
             ask = (
-                f"In the video the {mover} slides steadily {phrase[direction]} while everything else stays still. "
+                f"In the video the {mover} moves steadily {phrase[direction]} while everything else stays still. "
                 "Which order of the frames is chronological (earliest first)?"
             )
             facts["object"] = mover

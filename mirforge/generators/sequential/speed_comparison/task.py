@@ -493,7 +493,7 @@ class SpeedComparison(Filming, Task):
             surface = SETTINGS[scene.family].noun
             if len(scene.clips) > 1:
                 intro.append(f"Every clip shows the same {surface} and different objects.")
-            intro.append("Each object slides in a straight line at a constant speed.")
+            intro.append("Each object moves in a straight line at a constant speed.")  # a toy car drives
             if any(p.stage is not None and p.stage.shot.moving for p in scene.clips):
                 where = SETTINGS[scene.family].surface
                 intro.append(f"The camera pans during each clip; the flat coloured marks on the {where} stay put.")
