@@ -204,6 +204,24 @@ def test_a_panned_clip_offers_what_a_reader_who_forgets_the_pan_sees(family):
     assert checked >= 2
 
 
+def test_a_question_says_what_moving_means_and_which_way_is_up():
+    """Under a panning camera everything shifts in the picture, so the question says that an object moved only if it
+    moved over the floor (a blind review read 'the green diamond moved to the left' as true of its shift in the
+    picture); a flat scene's directions say where up is."""
+    task = make_task("motion_detection")
+    panned = flat = 0
+    for index in range(45):
+        scene, question = ask_only(task, index, seed=8)
+        pans = scene.pan != (0.0, 0.0) or (scene.stage is not None and scene.stage.shot.moving)
+        surface = "floor" if scene.family == "flat" else clips3d.SETTINGS[scene.family].surface
+        assert (f"so an object moved only if it moved over the {surface}." in question.text) == pans, question.text
+        says_up = "Up is towards the top of the picture." in question.text
+        assert says_up == (scene.family == "flat" and scene.kind != "which"), question.text
+        panned += pans
+        flat += says_up
+    assert panned >= 5 and flat >= 5, (panned, flat)
+
+
 def test_a_handled_object_shows_its_handle_to_the_camera():
     """A mug, a cup, a kettle or a teapot has its handle on the model's +x side (its footprint is widest along x);
     clips3d.turned points +x within 25 degrees of the camera's right or left, so the handle is in the outline, not

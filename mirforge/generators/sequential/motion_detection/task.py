@@ -401,7 +401,7 @@ class MotionDetection(Filming, Task):
                 else ("twice, at the moments of the second and the third frame")
             )
             ask = (
-                f"The {mover} slid in straight lines and turned {turns}; everything else stayed still. Which "
+                f"The {mover} moved in straight lines and turned {turns}; everything else stayed still. Which "
                 "describes its path?"
             )
             facts["object"] = mover
@@ -430,11 +430,15 @@ class MotionDetection(Filming, Task):
     def _intro(self, scene: Scene, times: list[float]) -> str:
         n = len(scene.things)
         where = "a floor" if scene.family == "flat" else f"a {SETTINGS[scene.family].noun}"
+        surface = "floor" if scene.family == "flat" else SETTINGS[scene.family].surface
         pan = (
-            " The camera pans during the video."
+            # what moved in the picture is not what moved: the statements are about the world
+            f" The camera pans during the video, so an object moved only if it moved over the {surface}."
             if scene.pan != (0.0, 0.0) or (scene.stage and scene.stage.shot.moving)
             else ""
         )
+        if scene.family == "flat" and scene.kind != "which":
+            pan += " Up is towards the top of the picture."
         if scene.kind == "order":
             slots = ", ".join(["<image>"] * len(scene.indices))
             return (
