@@ -334,3 +334,14 @@ def test_a_pair_painted_two_colours_is_named_as_it_then_looks():
         assert all(o.name.endswith(" mug") for o in mugs)
     juice = model("glass", 0)
     assert juice.style == "glass of juice" and juice.painted_noun((40, 80, 220)) == "glass of juice"
+
+
+def test_no_kind_with_a_plain_back_stands_where_the_cameras_circle():
+    """The depth and location photos circle the table, so every object is seen from behind in some photo: from
+    behind, a cupboard, a chest of drawers, a bookshelf or a cereal box is a plain box that shows nothing of what
+    names it (a cabinet's back passes for a cardboard box). They stay in the one-camera tasks, turned to it."""
+    from mirforge.generators.spatial.multiview import FAMILY_KINDS
+
+    plain_backs = {"cabinet", "bookshelf", "cereal box"}
+    assert plain_backs <= set(KINDS)
+    assert not plain_backs & {kind for kinds in FAMILY_KINDS.values() for kind in kinds}
