@@ -324,6 +324,24 @@ def test_the_steps_distances_and_rates_follow_from_what_they_write():
     assert checked >= 30, checked
 
 
+def test_the_steps_count_the_tiles_an_object_travelled_over():
+    """On a floor, the tiles the steps count are the distance the object travelled between the two frames, to a
+    tenth, as a person counts them under it: the verifier's centroids carried to the floor lean a few percent with
+    an object's shape, and a toy car's 1.08 tiles were written "1.0" (seed 73201 #50, which made the next slowest
+    "1.1 times as fast" where it was 1.26)."""
+    task = make_task("speed_comparison", families="tabletop,floor")
+    counted = 0
+    for index in range(10):
+        scene, question, rendered = accepted(task, index, seed=73221)
+        facts = task.step_facts(scene, question, rendered)
+        for r, o in zip(scene.runners, facts["objects"], strict=True):
+            ts = question.facts["times"][rendered.measured["tracks"][r.name]["clip"]]
+            travelled = np.linalg.norm(np.subtract(r.prop.at(ts[-1]), r.prop.at(ts[0]))) / scene.tile
+            assert o["name"] == r.name and o["tiles"] == f"{round(travelled, 1):.1f}", (index, r.name, o["tiles"])
+            counted += 1
+    assert counted >= 40
+
+
 def test_the_written_ratio_is_the_ratio_of_the_written_rates():
     """'1.9 tiles/s ... 1.4 times the speed of the runner-up (1.4 tiles/s)': the ratio divides the rates as the
     steps write them, not the unrounded speeds behind them."""
