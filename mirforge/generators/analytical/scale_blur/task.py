@@ -368,12 +368,15 @@ class ScaleBlur(Task):
         first = precision * round(dev["first_cm"] / precision)
         chain = [{"name": names[0], "height": _fmt(dev["first_cm"]), "image": dev["image"] + 1}]
         # each estimate is the one before as written times the ratio as written, so a reader who redoes the chain
-        # gets the same numbers (on unrounded values, 4.2 m x 1.28 was written 5.3 m)
+        # gets the same numbers (on unrounded values, 4.2 m x 1.28 was written 5.3 m); the estimates on the way
+        # keep three figures and the last two, as the options do (at two all along, 2.7 m x 0.62 x 0.67 x 0.60
+        # drifted to 66 cm from 67.5)
         estimate = float(first)
         steps = []
         for link in links[1:]:
             j = link["link"]
-            estimate = _rounded(estimate * round(link["ratio"], 2))
+            figures = 2 if link is links[-1] else 3
+            estimate = _rounded(estimate * round(link["ratio"], 2), figures)
             steps.append(
                 {
                     "image": link["image"] + 1,
@@ -382,7 +385,7 @@ class ScaleBlur(Task):
                     "from_px": link["first_px"],
                     "to_px": link["second_px"],
                     "ratio": f"{link['ratio']:.2f}",
-                    "estimate": _fmt(estimate),
+                    "estimate": _fmt(estimate, figures),
                     "from_box": boxes[(link["image"], names[j - 1])],
                     "to_box": boxes[(link["image"], names[j])],
                 }
@@ -424,22 +427,20 @@ def _bridge(rng: np.random.Generator, first: float, target: float, m: int) -> li
     raise Reject("no chain of heights between the first object and the target")
 
 
-def _rounded(cm: float) -> float:
-    """``cm`` at two significant figures, as ``_fmt`` writes it (at least 0.1 cm)."""
-    if cm >= 1000:
-        return 100.0 * round(cm / 100)
-    if cm >= 100:
-        return 10.0 * round(cm / 10)
-    return float(round(cm)) if cm >= 10 else round(cm, 1)
+def _rounded(cm: float, figures: int = 2) -> float:
+    """``cm`` at ``figures`` significant figures, as ``_fmt`` writes it (at least 0.1 cm)."""
+    digits = min(1, figures - 1 - math.floor(math.log10(cm)))
+    return float(round(cm, digits))
 
 
-def _fmt(cm: float) -> str:
-    """A height at two significant figures, in cm below 1 m and in m above."""
-    cm = _rounded(cm)
+def _fmt(cm: float, figures: int = 2) -> str:
+    """A height at ``figures`` significant figures, in cm below 1 m and in m above."""
+    cm = _rounded(cm, figures)
     if cm >= 100:
         m = cm / 100
-        return f"about {m:.0f} m" if m >= 10 else f"about {m:.1f} m"
-    return f"about {cm:.0f} cm" if cm >= 10 else f"about {cm:.1f} cm"
+        return f"about {m:.{max(0, figures - 1 - math.floor(math.log10(m)))}f} m"
+    text = f"{cm:.{max(0, min(1, figures - 1 - math.floor(math.log10(cm))))}f}"
+    return f"about {text.removesuffix('.0') if figures > 2 else text} cm"  # 66 cm on the way, not 66.0
 
 
 def _fmt_reading(value: float, unit: str) -> str:
