@@ -311,3 +311,27 @@ def test_the_summary_says_what_each_chart_prints(task):
             assert said.get(KIND_TEXT[kind].removesuffix(" chart")) == printed, (kind, printed, summary)
             seen.add((kind, printed))
     assert {("pie", "shares"), ("pie", "values"), ("line", "nothing"), ("bar", "nothing"), ("bar", "values")} <= seen
+
+
+def test_every_dot_a_question_needs_shows_its_lines_colour(task):
+    """A line chart draws its series in turn, so a dot whose value is close to a later series' is drawn over: the
+    Printers 2024 dot of seed 73201 #11 showed no purple pixel under the Cameras and Monitors dots, and the steps
+    pointed at it. Every dot the question needs shows its own colour on at least half of it."""
+    from mirforge.generators.analytical.chart_analysis.task import MARK_SHOWN, _mark_key, _referenced_cells, _spec
+    from mirforge.generators.analytical.chart_analysis.topics import TOPICS
+    from mirforge.render.charts import mark_showing, render_chart
+
+    dots = 0
+    for index in range(6, 30):
+        scene, _, _ = accepted(task, index, seed=73201)
+        for kind, pidx in scene.blocks:
+            if kind != "line":
+                continue
+            spec = _spec(scene, TOPICS[scene.topic], kind, pidx)
+            chart = render_chart(spec, task.image_size)
+            for c, p in _referenced_cells(scene):
+                if p in pidx:
+                    key = _mark_key(kind, scene.categories[c], scene.periods[p])
+                    assert mark_showing(chart, spec, *key.split("|")) >= MARK_SHOWN, (index, key)
+                    dots += 1
+    assert dots >= 8, dots

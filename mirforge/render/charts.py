@@ -13,6 +13,7 @@ re-derive numbers without looking at the table the chart was made from.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,8 @@ import numpy as np
 KINDS = ("bar", "grouped", "stacked", "line", "pie")
 DPI = 100
 MARK_BOX_PX = 6  # half-size of the box around a line vertex
+MARKER_RADIUS_PX = 2.5  # a line vertex's dot: markersize 4 pt at DPI 100 is 5.6 px across
+OWN_COLOUR = 60.0  # RGB distance within which a pixel shows a series' own colour
 _RC = {
     "font.family": "DejaVu Sans",
     "font.size": 8,
@@ -168,6 +171,26 @@ def _draw(ax: Any, spec: ChartSpec) -> None:
 class _Ticks:
     y: list[tuple[float, Any]]  # (value, its label's Text)
     x: list[tuple[float, Any]]  # (position, its label's Text)
+
+
+def mark_showing(chart: Chart, spec: ChartSpec, series: str, x_label: str) -> float:
+    """The share of a line chart's dot for ``series`` at ``x_label`` that shows the series' own colour: a dot drawn
+    over by later series' dots, where their values are close, can be hidden altogether."""
+    j = [name for name, _ in spec.series].index(series)
+    mark = next(
+        m
+        for m in chart.reading["marks"]
+        if m["series"] == series and _nearest_label(chart.reading["x_ticks"], m["x_px"]) == x_label
+    )
+    r = math.ceil(MARKER_RADIUS_PX)
+    x, y = round(mark["x_px"]), round(mark["y_px"])
+    patch = chart.rgb[y - r : y + r + 1, x - r : x + r + 1].astype(float)
+    yy, xx = np.mgrid[y - r : y + r + 1, x - r : x + r + 1]
+    dot = (xx - mark["x_px"]) ** 2 + (yy - mark["y_px"]) ** 2 <= MARKER_RADIUS_PX**2
+    from matplotlib.colors import to_rgb
+
+    own = np.array(to_rgb(spec.colors[j])) * 255
+    return float((np.linalg.norm(patch[dot] - own, axis=1) < OWN_COLOUR).mean())
 
 
 def _ticks(ax: Any, spec: ChartSpec, renderer: Any) -> _Ticks:

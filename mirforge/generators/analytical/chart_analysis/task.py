@@ -32,7 +32,14 @@ from mirforge.generators.analytical.chart_analysis.topics import (
     TOPICS,
     Topic,
 )
-from mirforge.render.charts import ChartSpec, printed_total, read_printed_shares, read_values, render_chart
+from mirforge.render.charts import (
+    ChartSpec,
+    mark_showing,
+    printed_total,
+    read_printed_shares,
+    read_values,
+    render_chart,
+)
 from mirforge.task import Needs, Question, Region, Rendered, Task, TaskConfig, check_families, ensure, per_level, place
 
 QTYPES = ("total", "difference", "growth", "rank2")
@@ -48,6 +55,7 @@ KIND_TEXT = {
 MIN_CHARTS = (2, 3, 4)  # per level: the fewest charts of a total or a ranking (a change reads exactly two)
 SINGLE_KINDS = ("bar", "pie")
 MULTI_KINDS = ("grouped", "line", "stacked")
+MARK_SHOWN = 0.5  # a line's dot the question needs shows its own colour on this share of it, not under another's
 
 
 @dataclass
@@ -213,6 +221,8 @@ class ChartAnalysis(Task):
                     key = _mark_key(kind, scene.categories[c], scene.periods[p])
                     if key not in chart.boxes:
                         raise Reject(f"mark {key} not drawn")
+                    if kind == "line" and mark_showing(chart, spec, *key.split("|")) < MARK_SHOWN:
+                        raise Reject(f"the dot of {key} is hidden under another line's")
                     regions.append(Region(k, f"{scene.categories[c]} {scene.periods[p]}", chart.boxes[key]))
         measured = {"charts": readings, "gap": scene.gap, "qtype": scene.qtype, "params": list(scene.params)}
         measured["names"] = {"categories": list(scene.categories), "periods": list(scene.periods)}
