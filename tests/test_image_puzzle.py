@@ -18,6 +18,7 @@ from mirforge.generators.sequential.image_puzzle.pictures import (
     PIXEL_BLOCK,
     STYLES,
     Picture,
+    along,
     describe,
     draw_picture,
 )
@@ -351,6 +352,22 @@ def _names(text: str, name: str) -> bool:
     article, _, rest = name.partition(" ")
     noun = rest if article in ("a", "an", "the") else name
     return noun in text or plural(noun) in text
+
+
+def test_the_border_of_a_hole_says_what_meets_it_with_how_many():
+    """The steps say what meets the hole's border from outside, each thing once with how many of it, not what a
+    region around the hole holds (counted in bounds a reader cannot see, "four blocks, three of them in part" fitted
+    no reading of "around the hole")."""
+    pic = Picture(np.full((300, 300, 3), 30, np.uint8))
+    pic.note("the blue water", (0, 0, 300, 300), background=True)
+    for x in (100, 160):
+        pic.img[95:100, x : x + 30] = (110, 110, 120)  # two rocks along the top of the hole, 30% of it each
+        pic.note("a rock", (x, 95, x + 30, 100))
+    pic.img[95:100, 190:195] = (230, 140, 40)  # the tip of a fish: 5% of the side
+    pic.note("a fish", (190, 95, 195, 100))
+    top, left = pic.labels[99, 100:200], pic.labels[100:200, 99]
+    assert along(pic, [top, left]) == ["the blue water", "two rocks"]
+    assert along(pic, [left]) == ["the blue water"]
 
 
 def test_describe_counts_things_of_one_name():

@@ -726,6 +726,19 @@ def describe(
     return [_counted(name, whole[name]) for name in ranked]
 
 
+def along(pic: Picture, lines: Sequence[np.ndarray]) -> list[str]:
+    """What runs along ``lines`` (labels along a seam, such as the border of a hole seen from outside): each name
+    that covers ``EDGE_RUN`` of one of them, with how many of it ("two rocks"), largest share first."""
+    found = _along_edges(pic.names, lines)
+    share: dict[str, int] = {}
+    count: dict[str, int] = {}
+    for k in sorted(found):
+        name = pic.names[k]
+        share[name] = share.get(name, 0) + sum(int((line == k).sum()) for line in lines)
+        count[name] = count.get(name, 0) + 1
+    return [_counted(name, [True] * count[name]) for name in sorted(share, key=lambda name: -share[name])]
+
+
 def _along_edges(names: list[str], lines: Sequence[np.ndarray]) -> set[int]:
     """The elements on ``lines`` whose name runs along ``EDGE_RUN`` of one of them (two fish of 6% each do)."""
     found: set[int] = set()

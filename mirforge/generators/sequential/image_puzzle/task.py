@@ -59,6 +59,7 @@ from mirforge.generators.sequential.image_puzzle.pictures import (
     STYLE_WORDS,
     STYLES,
     Picture,
+    along,
     describe,
     draw_picture,
 )
@@ -612,9 +613,10 @@ class ImagePuzzle(Task):
             if f["kind"] == "missing":
                 out["cell"] = _cell_name(tuple(f["cell"]), g)
                 r, c = f["cell"]
-                # around the hole, what runs along its border counts: the steps say it runs on into the answer
-                border_lines = list(_outside(pic.labels, (r, c)).values())
-                out["around"] = _words(describe(pic, _around((r, c), g), border_lines))
+                # what meets the hole's border from outside, which the steps say runs on into the answer (the
+                # picture around it, counted in a region a reader cannot see the bounds of, said "four blocks, three
+                # of them in part" where any reading finds another number)
+                out["around"] = _words(along(pic, list(_outside(pic.labels, (r, c)).values())))
                 border = _hole_border(pic, tuple(f["cell"]), [tuple(p) for p in f["candidates"]], rendered.images)
                 out["keeps"] = [{**k, "place": PLACES[k["edge"]]} for k in border["keeps"][question.answer]]
                 out["breaks"] = [
@@ -740,11 +742,6 @@ def _square(master: np.ndarray, at: tuple[float, float]) -> np.ndarray:
     """:func:`_crop` as a view, to measure and drop."""
     y0, x0 = round(at[0] * TILE), round(at[1] * TILE)
     return master[y0 : y0 + TILE, x0 : x0 + TILE]
-
-
-def _around(cell: tuple[int, int], g: int) -> tuple[float, float, float, float]:
-    r, c = cell
-    return (max(0, c - 0.5) * TILE, max(0, r - 0.5) * TILE, min(g, c + 1.5) * TILE, min(g, r + 1.5) * TILE)
 
 
 def _words(items: list[str]) -> str:
