@@ -440,8 +440,14 @@ class ImagePuzzle(Task):
             fine = [x for x in others if _clear(best, _edge_cost(tiles[ref], tiles[x], side), self.config)]
             if len(fine) < 3:
                 continue
+            # the neighbour on the other side joins the reference as well as the answer does, on that side: offered
+            # whenever it is clearly wrong on this one, so the side asked matters (with only the tiles above and below
+            # offered, any tile that joins the reference's left or right edge was the answer)
+            dr, dc = SIDES[side]
+            forced = [x for x in fine if x == (ref[0] - dr, ref[1] - dc)]
+            rest = [x for x in fine if x not in forced]
             weight = np.array(
-                [ways[x] * (INNER_WEIGHT if 0 < x[0] < g - 1 and 0 < x[1] < g - 1 else 1.0) for x in fine]
+                [ways[x] * (INNER_WEIGHT if 0 < x[0] < g - 1 and 0 < x[1] < g - 1 else 1.0) for x in rest]
             )
             chance = weight / weight.sum()
             # and neighbours look alike: kept by the seams alone, the candidate most like the reference was the answer
@@ -449,7 +455,8 @@ class ImagePuzzle(Task):
             # likeness to the other candidates (scene.apart): balanced on the first alone, the answer was the odd one
             # out in 33%
             for _ in range(NEIGHBOUR_DRAWS):
-                picked = [fine[int(i)] for i in rng.choice(len(fine), 3, replace=False, p=chance)]
+                drawn = rng.choice(len(rest), 3 - len(forced), replace=False, p=chance)
+                picked = forced + [rest[int(i)] for i in drawn]
                 shown = [looks[x] for x in (true, *picked)]  # the answer first
                 gaps = [_look_gap(looks[ref], s) for s in shown]
                 apart = [np.mean([_look_gap(s, t) for t in shown if t is not s]) for s in shown]
