@@ -451,3 +451,21 @@ def test_candle_ice_and_plant_captions_tell_the_size_drawn():
                 base = plant.backdrop(look)
                 drawn = plant.measure(plant.draw(base, look, t), base, look).value / look.pot_h
                 assert abs(_told_ratio(plant.state(look, t)) - drawn) < 0.1 * drawn + 0.1, (seed, t, drawn)
+
+
+def test_a_house_roof_rests_on_walls_of_whole_courses():
+    """Walls at full height end in a whole course, so the roof rests on them from end to end: the walls were a
+    drawn height (122 to 140 px) that left the top course part laid, and a strip of sky showed between the wall's
+    right end and the eaves (seed 73201 #149, 6 px)."""
+    house = FAMILIES["house"]
+    for seed in range(12):
+        look = house.look(np.random.default_rng(seed))
+        img = house.draw(house.backdrop(look), look, (1 + house.WALLS_DONE) / 2)
+        eaves = round(look.ground_y - 6 - look.wall_h)
+        wall = img[
+            eaves - 2 : look.ground_y - 6, round(look.cx - look.width / 2) + 3 : round(look.cx + look.width / 2) - 3
+        ]
+        brick = (wall == np.array(look.wall_rgb, np.uint8)).all(axis=2)
+        tops = brick.argmax(axis=0)[brick.any(axis=0)] - 2  # the first brick row of each column, from the eaves
+        # every column but the top course's mortar joints shows brick right under the eaves
+        assert brick.any(axis=0).mean() > 0.9 and (tops <= 3).mean() > 0.75, (seed, look.wall_h, sorted(tops))

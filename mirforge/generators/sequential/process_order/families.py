@@ -994,7 +994,8 @@ class House(Family):
             ground_y=int(rng.integers(350, 380)),
             cx=float(rng.uniform(150, SIZE - 150)),
             width=width,
-            wall_h=float(rng.uniform(122, 140)),
+            # whole courses: a top course half laid at full height left the roof's right end on nothing
+            wall_h=self.COURSE * round(float(rng.uniform(122, 140)) / self.COURSE),
             roof_h=float(rng.uniform(84, 100)),
             walls=walls,
             wall_rgb=paint.jitter(rng, BRICKS[walls], 8),
