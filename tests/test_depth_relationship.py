@@ -450,3 +450,21 @@ def test_the_answer_clearly_meets_every_condition_and_a_tie_looks_like_one(index
     for c in facts["conditions"]:
         assert facts["answer_name"] in [r["name"] for r in c["holding"]], c
         assert all(abs(r["base"] - c["ref_base"]) <= TIE_FOOT_PX for r in c["close"]), c
+
+
+def test_a_premise_names_every_object_tied_next_to_the_one_it_picks(task):
+    """'The next is the mug at y = 214' where the alarm clock's lowest point was at 214 too (seed 73201 #95): objects
+    tied next are named together."""
+    from mirforge.templates import render_steps
+
+    for index in range(12):
+        scene, question, rendered = accepted(task, index, seed=73201)
+        if question.facts["premises"]:
+            break
+    facts = task.step_facts(scene, question, rendered)
+    facts.update(answer=question.letter, options=question.lettered())
+    premise = facts["premises"][0]
+    assert len(premise["runners"]) == 1
+    premise["runners"] = ["mug", "alarm clock"]
+    img2img = render_steps(task, facts, len(rendered.images), np.random.default_rng(0)).img2img
+    assert f"(the next are the mug and the alarm clock at y = {premise['runner_base']})" in img2img

@@ -392,6 +392,7 @@ class DepthRelationship(Task):
             m, ref = seen[p["image"]], p["ref"]
             lowest = p["extreme"] == "nearest"  # the nearest object's foot is the lowest in the picture
             others = sorted((n for n in m if n != ref), key=lambda n: m[n]["box"][3], reverse=lowest)
+            tied = [n for n in others if m[n]["box"][3] == m[others[0]]["box"][3]]  # "the next are ... and ..."
             premises.append(
                 {
                     "image": p["image"] + 1,
@@ -401,7 +402,7 @@ class DepthRelationship(Task):
                     "ref": ref,
                     "box": m[ref]["box"],
                     "base": m[ref]["box"][3],
-                    "runner": others[0],
+                    "runners": tied,
                     "runner_base": m[others[0]]["box"][3],
                 }
             )
