@@ -259,13 +259,14 @@ def test_neighbour_distractors_are_placed_and_look_like_the_answers(task):
     assert abs(shares["answer"] - shares["distractor"]) < 0.07 and shares["distractor"] > 0.28, shares
 
 
+@pytest.mark.slow
 def test_a_neighbour_question_offers_the_tile_from_the_other_side(task):
     """The tile on the reference's other side joins it as well as the answer does, there: it is offered wherever it
-    is clearly wrong on the side asked, so the side matters. Offered by chance, it was among the candidates in 40 of
-    138 questions where it exists (seed 73201's #95 asked for the tile left of Image 1 and offered the tiles above
+    is clearly wrong on the side asked, so the side matters. Offered by chance, it was among the candidates in 20 of
+    74 questions where it exists here (seed 73201's #95 asked for the tile left of Image 1 and offered the tiles above
     and below it: any tile that joined its left or right edge was the answer)."""
     asked = offered = 0
-    for i in range(1, 400, 2):
+    for i in range(1, 200, 2):
         scene = task.sample(np.random.default_rng(i), 3, variant=i % 32)
         try:
             q = task.ask(scene, np.random.default_rng([i, 1]), i // 2 % 4)
@@ -278,7 +279,7 @@ def test_a_neighbour_question_offers_the_tile_from_the_other_side(task):
         if 0 <= r - dr < f["grid"] and 0 <= c - dc < f["grid"]:
             asked += 1
             offered += [r - dr, c - dc] in f["candidates"]
-    assert asked >= 80 and offered >= 0.6 * asked, (asked, offered)
+    assert asked >= 50 and offered >= 0.6 * asked, (asked, offered)  # 53 of 68
 
 
 def test_captions_describe_what_each_tile_shows(task):
