@@ -235,12 +235,7 @@ def test_neighbour_distractors_are_placed_and_look_like_the_answers(task):
     places from the odd one out."""
     inner = {"answer": [], "distractor": []}
     ranks = Counter()
-    for i in range(1, 600, 2):
-        scene = task.sample(np.random.default_rng(i), 3, variant=i % 32)
-        try:
-            q = task.ask(scene, np.random.default_rng([i, 1]), i // 2 % 4)
-        except Reject:
-            continue
+    for scene, q in _level_3_questions(task, 300):
         f = q.facts
         g = f["grid"]
         for k, (r, c) in enumerate(f["candidates"]):
@@ -266,12 +261,7 @@ def test_a_neighbour_question_offers_the_tile_from_the_other_side(task):
     74 questions where it exists here (seed 73201's #95 asked for the tile left of Image 1 and offered the tiles above
     and below it: any tile that joined its left or right edge was the answer)."""
     asked = offered = 0
-    for i in range(1, 200, 2):
-        scene = task.sample(np.random.default_rng(i), 3, variant=i % 32)
-        try:
-            q = task.ask(scene, np.random.default_rng([i, 1]), i // 2 % 4)
-        except Reject:
-            continue
+    for _, q in _level_3_questions(task, 100):
         f = q.facts
         if f["kind"] != "neighbour":
             continue
@@ -280,6 +270,16 @@ def test_a_neighbour_question_offers_the_tile_from_the_other_side(task):
             asked += 1
             offered += [r - dr, c - dc] in f["candidates"]
     assert asked >= 50 and offered >= 0.6 * asked, (asked, offered)  # 53 of 68
+
+
+def _level_3_questions(task, n: int):
+    """The scenes and questions of ``n`` level-3 draws (each its own seed, variant and answer slot) that ask."""
+    for i in range(1, 2 * n, 2):
+        scene = task.sample(np.random.default_rng(i), 3, variant=i % 32)
+        try:
+            yield scene, task.ask(scene, np.random.default_rng([i, 1]), i // 2 % 4)
+        except Reject:
+            continue
 
 
 def test_captions_describe_what_each_tile_shows(task):

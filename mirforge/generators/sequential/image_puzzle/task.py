@@ -26,10 +26,11 @@ cell is told apart by one landmark of its own. The level's grid is used by every
 - ``neighbour`` (level 3): Image 1 one tile; Images 2 to 5 candidate tiles (option images); which one joins it on
   the named side? No picture is shown: only the edges tell. The answer is a neighbour of the reference, so an inner
   cell is the answer more often than a corner; distractor cells are drawn in the same proportion (the ways a cell
-  joins a neighbour that may be asked about, inner cells weighted by ``INNER_WEIGHT``). Neighbours also look alike,
-  so the answer's rank in likeness to the reference and its rank in likeness to the other candidates (see
-  :func:`_look_gap`) are drawn per index: neither the candidate most like the reference nor the odd one out is the
-  answer more often than the others.
+  joins a neighbour that may be asked about, inner cells weighted by ``INNER_WEIGHT``); the tile on the reference's
+  other side, which joins it there, is offered whenever it is clearly wrong on the side asked, so the side asked
+  matters. Neighbours also look alike, so the answer's rank in likeness to the reference and its rank in likeness
+  to the other candidates (see :func:`_look_gap`) are drawn per index: neither the candidate most like the
+  reference nor the odd one out is the answer more often than the others.
 
 The verifier works on the rendered images only: it shrinks a tile to a cell and compares it with the picture (mean
 absolute difference), pastes a candidate into the hole and measures the colour jump around it, or measures the jump
