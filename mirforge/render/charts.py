@@ -176,6 +176,8 @@ class _Ticks:
 def mark_showing(chart: Chart, spec: ChartSpec, series: str, x_label: str) -> float:
     """The share of a line chart's dot for ``series`` at ``x_label`` that shows the series' own colour: a dot drawn
     over by later series' dots, where their values are close, can be hidden altogether."""
+    from matplotlib.colors import to_rgb
+
     j = [name for name, _ in spec.series].index(series)
     mark = next(
         m
@@ -183,14 +185,13 @@ def mark_showing(chart: Chart, spec: ChartSpec, series: str, x_label: str) -> fl
         if m["series"] == series and _nearest_label(chart.reading["x_ticks"], m["x_px"]) == x_label
     )
     r = math.ceil(MARKER_RADIUS_PX)
-    x, y = round(mark["x_px"]), round(mark["y_px"])
-    patch = chart.rgb[y - r : y + r + 1, x - r : x + r + 1].astype(float)
-    yy, xx = np.mgrid[y - r : y + r + 1, x - r : x + r + 1]
+    h, w = chart.rgb.shape[:2]
+    y0, y1 = max(0, round(mark["y_px"]) - r), min(h, round(mark["y_px"]) + r + 1)
+    x0, x1 = max(0, round(mark["x_px"]) - r), min(w, round(mark["x_px"]) + r + 1)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
     dot = (xx - mark["x_px"]) ** 2 + (yy - mark["y_px"]) ** 2 <= MARKER_RADIUS_PX**2
-    from matplotlib.colors import to_rgb
-
     own = np.array(to_rgb(spec.colors[j])) * 255
-    return float((np.linalg.norm(patch[dot] - own, axis=1) < OWN_COLOUR).mean())
+    return float((np.linalg.norm(chart.rgb[y0:y1, x0:x1][dot] - own, axis=1) < OWN_COLOUR).mean())
 
 
 def _ticks(ax: Any, spec: ChartSpec, renderer: Any) -> _Ticks:
