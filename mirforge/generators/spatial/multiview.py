@@ -144,6 +144,21 @@ def covered_fractions(objects: tuple[Object3D, ...], cam: Camera, size: int) -> 
     return out
 
 
+def in_front(objects: tuple[Object3D, ...], cam: Camera, size: int, i: int) -> int | None:
+    """The object nearer the camera whose projected box covers most of object ``i``'s (at least a fifth of it):
+    what a partly hidden object stands behind; None if none covers that much."""
+    boxes = view_boxes(objects, cam, size)
+    _, depth = centres(objects, cam, size)
+    x0, y0, x1, y1 = boxes[i]
+    area = max(1e-9, (x1 - x0) * (y1 - y0))
+    best, most = None, 0.2
+    for j, (a0, b0, a1, b1) in enumerate(boxes):
+        share = max(0.0, min(x1, a1) - max(x0, a0)) * max(0.0, min(y1, b1) - max(y0, b0)) / area
+        if j != i and depth[j] < depth[i] and share >= most:
+            best, most = j, share
+    return best
+
+
 def sign(value: float, margin: float) -> int:
     """+1 or -1 when ``value`` clears ``margin``, 0 for a near-tie."""
     if value >= margin:

@@ -54,10 +54,12 @@ from mirforge.generators.spatial.multiview import (
     everyday_radius,
     family_look,
     feet_level,
+    in_front,
     lateral_sign,
     left_to_right,
     measure_view,
     sign,
+    view_boxes,
 )
 from mirforge.render.look import Look
 from mirforge.render.scene3d import Camera, Object3D, Scene3D
@@ -65,6 +67,9 @@ from mirforge.task import Question, Region, Rendered, Task, check_families, ensu
 
 MAX_VIEWS = 6
 MAX_COVERED = 0.45  # objects the text relies on: at most this share of their projected box behind nearer objects
+# a caption says an object is partly hidden where it fills under this share of its projected box, against the view
+# that shows it best (a toy car behind a globe showed an 11 x 20 px sliver and was listed as any other)
+PARTLY_SHOWN = 0.5
 # the steps name a neighbour of the twin meant when every other twin is this much farther from it than the twin meant
 # (or the twin meant this much farther from it than every other twin)
 ANCHOR_RATIO = 0.7
@@ -323,15 +328,25 @@ class LocationRelationship(Task):
         labels, names = f["labels"], f["names"]
         display = dict(zip(labels, names, strict=True))
         L, r = f["landmark"], f["referent"]
+        cams = [scene.cameras[c] for c in f["order"]]
+        index = {n: k for k, n in enumerate(labels)}  # a label names the object drawn with its index
+        fills = []
+        for cam, m in zip(cams, seen, strict=True):
+            boxes = view_boxes(scene.objects, cam, self.image_size)
+            fills.append({n: m[n]["px"] / max(1.0, _box_area(boxes[index[n]])) for n in m})
+        best = {n: max(fill[n] for fill in fills if n in fill) for n in labels if any(n in fill for fill in fills)}
         images = []
         for v, m in enumerate(seen):
-            order = left_to_right(m)
+            order = []
+            for n in left_to_right(m):
+                behind = None
+                if fills[v][n] < PARTLY_SHOWN * best[n]:
+                    j = in_front(scene.objects, cams[v], self.image_size, index[n])
+                    behind = display[labels[j]] if j is not None else None
+                    behind = f"other {behind}" if behind == display[n] else behind  # a twin behind its twin
+                order.append({"name": display[n], "box": m[n]["box"], "behind": behind})
             images.append(
-                {
-                    "image": v + 1,
-                    "order": [{"name": display[n], "box": m[n]["box"]} for n in order],
-                    "hidden": sorted({display[n] for n in labels if n not in m}),
-                }
+                {"image": v + 1, "order": order, "hidden": sorted({display[n] for n in labels if n not in m})}
             )
         premise = []
         for p in f["premise"]:
@@ -791,3 +806,7 @@ def _combo_text(combo: tuple[int, int], parts: list[dict[str, Any]], L: str) -> 
         return f"To the {_lr_word(combo[0])} of the {L}, and {_nf_text(combo[1])} the camera than it"
     a, b = (_part_text(s, p, L, it=k > 0) for k, (s, p) in enumerate(zip(combo, parts, strict=True)))
     return a[0].upper() + a[1:] + "; " + b
+
+
+def _box_area(box: np.ndarray) -> float:
+    return float((box[2] - box[0]) * (box[3] - box[1]))
