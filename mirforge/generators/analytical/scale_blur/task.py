@@ -429,18 +429,21 @@ def _bridge(rng: np.random.Generator, first: float, target: float, m: int) -> li
 
 def _rounded(cm: float, figures: int = 2) -> float:
     """``cm`` at ``figures`` significant figures, as ``_fmt`` writes it (at least 0.1 cm)."""
-    digits = min(1, figures - 1 - math.floor(math.log10(cm)))
-    return float(round(cm, digits))
+    return float(round(cm, min(1, _decimals(cm, figures))))
 
 
 def _fmt(cm: float, figures: int = 2) -> str:
     """A height at ``figures`` significant figures, in cm below 1 m and in m above."""
     cm = _rounded(cm, figures)
     if cm >= 100:
-        m = cm / 100
-        return f"about {m:.{max(0, figures - 1 - math.floor(math.log10(m)))}f} m"
-    text = f"{cm:.{max(0, min(1, figures - 1 - math.floor(math.log10(cm))))}f}"
+        return f"about {cm / 100:.{max(0, _decimals(cm / 100, figures))}f} m"
+    text = f"{cm:.{max(0, min(1, _decimals(cm, figures)))}f}"
     return f"about {text.removesuffix('.0') if figures > 2 else text} cm"  # 66 cm on the way, not 66.0
+
+
+def _decimals(value: float, figures: int) -> int:
+    """The decimal places that keep ``figures`` significant figures of ``value`` (negative: tens, hundreds)."""
+    return figures - 1 - math.floor(math.log10(value))
 
 
 def _fmt_reading(value: float, unit: str) -> str:

@@ -713,15 +713,15 @@ def describe(
     if lines is None:
         own = pic.labels[y0:y1, x0:x1]
         lines = [own[0], own[-1], own[:, 0], own[:, -1]]
-    along = _along_edges(pic.names, lines)
+    runs = _along_edges(pic.names, lines)
     cover: dict[str, float] = {}
     whole: dict[str, list[bool]] = {}  # per element of that name that counts
     for k, name in enumerate(pic.names):
-        if inner[k] < 0.002 * area and k not in along:
+        if inner[k] < 0.002 * area and k not in runs:
             continue
         cover[name] = cover.get(name, 0.0) + inside[k] / area
         whole.setdefault(name, []).append(k not in cut)
-    seen = {pic.names[k] for k in along}
+    seen = {pic.names[k] for k in runs}
     ranked = sorted((name for name in cover if cover[name] >= 0.005 or name in seen), key=lambda name: -cover[name])
     return [_counted(name, whole[name]) for name in ranked]
 
