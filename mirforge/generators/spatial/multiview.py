@@ -144,11 +144,10 @@ def covered_fractions(objects: tuple[Object3D, ...], cam: Camera, size: int) -> 
     return out
 
 
-def in_front(objects: tuple[Object3D, ...], cam: Camera, size: int, i: int) -> int | None:
-    """The object nearer the camera whose projected box covers most of object ``i``'s (at least a fifth of it):
-    what a partly hidden object stands behind; None if none covers that much."""
-    boxes = view_boxes(objects, cam, size)
-    _, depth = centres(objects, cam, size)
+def in_front(boxes: np.ndarray, depth: np.ndarray, i: int) -> int | None:
+    """Of objects with projected ``boxes`` (:func:`view_boxes`) and view ``depth`` (:func:`centres`), the nearer one
+    whose box covers most of object ``i``'s (at least a fifth of it): what a partly hidden object stands behind; None
+    if none covers that much."""
     x0, y0, x1, y1 = boxes[i]
     area = max(1e-9, (x1 - x0) * (y1 - y0))
     best, most = None, 0.2

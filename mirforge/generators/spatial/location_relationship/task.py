@@ -328,20 +328,23 @@ class LocationRelationship(Task):
         labels, names = f["labels"], f["names"]
         display = dict(zip(labels, names, strict=True))
         L, r = f["landmark"], f["referent"]
-        cams = [scene.cameras[c] for c in f["order"]]
         index = {n: k for k, n in enumerate(labels)}  # a label names the object drawn with its index
-        fills = []
-        for cam, m in zip(cams, seen, strict=True):
-            boxes = view_boxes(scene.objects, cam, self.image_size)
-            fills.append({n: m[n]["px"] / max(1.0, _box_area(boxes[index[n]])) for n in m})
-        best = {n: max(fill[n] for fill in fills if n in fill) for n in labels if any(n in fill for fill in fills)}
+        projected = []  # per view: the objects' projected boxes and depths
+        fills = []  # per view: the share of its projected box each seen object fills
+        best: dict[str, float] = {}
+        for c, m in zip(f["order"], seen, strict=True):
+            boxes = view_boxes(scene.objects, scene.cameras[c], self.image_size)
+            projected.append((boxes, centres(scene.objects, scene.cameras[c], self.image_size)[1]))
+            area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+            fills.append({n: m[n]["px"] / max(1.0, float(area[index[n]])) for n in m})
+            best.update({n: max(best.get(n, 0.0), x) for n, x in fills[-1].items()})
         images = []
         for v, m in enumerate(seen):
             order = []
             for n in left_to_right(m):
                 behind = None
                 if fills[v][n] < PARTLY_SHOWN * best[n]:
-                    j = in_front(scene.objects, cams[v], self.image_size, index[n])
+                    j = in_front(*projected[v], index[n])
                     behind = display[labels[j]] if j is not None else None
                     behind = f"other {behind}" if behind == display[n] else behind  # a twin behind its twin
                 order.append({"name": display[n], "box": m[n]["box"], "behind": behind})
@@ -806,7 +809,3 @@ def _combo_text(combo: tuple[int, int], parts: list[dict[str, Any]], L: str) -> 
         return f"To the {_lr_word(combo[0])} of the {L}, and {_nf_text(combo[1])} the camera than it"
     a, b = (_part_text(s, p, L, it=k > 0) for k, (s, p) in enumerate(zip(combo, parts, strict=True)))
     return a[0].upper() + a[1:] + "; " + b
-
-
-def _box_area(box: np.ndarray) -> float:
-    return float((box[2] - box[0]) * (box[3] - box[1]))
