@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mirforge.render.charts import KINDS, ChartSpec, read_printed_shares, read_values, render_chart, units_per_px
+from mirforge.render.charts import (
+    KINDS,
+    ChartSpec,
+    mark_showing,
+    read_printed_shares,
+    read_values,
+    render_chart,
+    units_per_px,
+)
 
 TOLERANCE_PX = 0.5  # a value read back from the drawing may be off by at most half a pixel of the value axis
 CATS = ["Lisbon", "Porto", "Braga", "Faro"]
@@ -77,3 +85,15 @@ def test_mark_boxes_cover_every_cell():
 def test_unknown_kind_is_refused():
     with pytest.raises(ValueError, match="unknown chart kind"):
         ChartSpec("radar", "t", ["a"], [("s", [1])], "u", ["#000000"])
+
+
+def test_a_dot_drawn_over_by_a_later_line_does_not_show():
+    """Lines are drawn in turn, so where two series share a value the later one's dot covers the earlier one's: the
+    earlier dot shows none of its colour there, and both show wholly where they are apart."""
+    spec = ChartSpec(
+        "line", "t", ["2023", "2024"], [("A", [40.0, 60.0]), ("B", [40.0, 20.0])], "u", ["#9467bd", "#8c564b"]
+    )
+    chart = render_chart(spec, 448)
+    assert mark_showing(chart, spec, "A", "2023") < 0.1
+    assert mark_showing(chart, spec, "B", "2023") > 0.9
+    assert min(mark_showing(chart, spec, s, "2024") for s in "AB") > 0.9

@@ -461,10 +461,16 @@ def test_a_premise_names_every_object_tied_next_to_the_one_it_picks(task):
         scene, question, rendered = accepted(task, index, seed=73201)
         if question.facts["premises"]:
             break
-    facts = task.step_facts(scene, question, rendered)
+    p = question.facts["premises"][0]
+    view, ref = rendered.measured["views"][p["image"]], p["ref"]
+    lowest = p["extreme"] == "nearest"
+    others = sorted((n for n in view if n != ref), key=lambda n: view[n]["box"][3], reverse=lowest)
+    assert task.step_facts(scene, question, rendered)["premises"][0]["runners"] == others[:1]
+    tied = copy.deepcopy(rendered)
+    tied.measured["views"][p["image"]][others[1]]["box"][3] = view[others[0]]["box"][3]  # the third ties the next
+    facts = task.step_facts(scene, question, tied)
+    assert facts["premises"][0]["runners"] == others[:2]
     facts.update(answer=question.letter, options=question.lettered())
-    premise = facts["premises"][0]
-    assert len(premise["runners"]) == 1
-    premise["runners"] = ["mug", "alarm clock"]
     img2img = render_steps(task, facts, len(rendered.images), np.random.default_rng(0)).img2img
-    assert f"(the next are the mug and the alarm clock at y = {premise['runner_base']})" in img2img
+    pair = f"the {others[0]} and the {others[1]}"
+    assert f"(the next are {pair} at y = {view[others[0]]['box'][3]})" in img2img

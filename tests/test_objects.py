@@ -339,7 +339,8 @@ def test_a_pair_painted_two_colours_is_named_as_it_then_looks():
 def test_no_kind_with_a_plain_back_stands_where_the_cameras_circle():
     """The depth and location photos circle the table, so every object is seen from behind in some photo: from
     behind, a cupboard, a chest of drawers, a bookshelf or a cereal box is a plain box that shows nothing of what
-    names it (a cabinet's back passes for a cardboard box). They stay in the one-camera tasks, turned to it."""
+    names it (a cabinet's back passes for a cardboard box). They stay where a camera sees their front: forced
+    perspective's, and view_3d's front view."""
     from mirforge.generators.spatial.multiview import FAMILY_KINDS
 
     plain_backs = {"cabinet", "bookshelf", "cereal box"}
