@@ -469,3 +469,26 @@ def test_a_house_roof_rests_on_walls_of_whole_courses():
         tops = brick.argmax(axis=0)[brick.any(axis=0)] - 2  # the first brick row of each column, from the eaves
         # every column but the top course's mortar joints shows brick right under the eaves
         assert brick.any(axis=0).mean() > 0.9 and (tops <= 3).mean() > 0.75, (seed, look.wall_h, sorted(tops))
+
+
+def test_cooking_steps_count_the_slices_the_frame_shows():
+    """On the board and on the plate the step counts slices, read from the pixels, as the caption counts them; the
+    ends of each stage read apart ("in the pan, browned about 0%" was said of a board with every slice cut, and
+    "about 0% on the plate" of slices still in the pan)."""
+    fam = FAMILIES["cooking"]
+    for seed in range(6):
+        look = fam.look(np.random.default_rng(seed))
+        base = fam.backdrop(look)
+        for t in np.linspace(0, 1, 61):
+            said = fam.amount(fam.measure(fam.draw(base, look, t), base, look).value, look)
+            phase, s = fam._phase(t)
+            drawn = round(s * look.slices)
+            if phase == "cut":
+                want = "on the board, still whole" if drawn == 0 else "on the board, "
+                want += "" if drawn == 0 else (f"all {drawn} slices" if drawn == look.slices else f"{drawn} of the")
+                assert said.startswith(want), (seed, t, said)
+            elif phase == "fry" or drawn == 0:
+                assert said.startswith("in the pan, browned about"), (seed, t, said)
+            else:
+                many = f"all {drawn} slices" if drawn == look.slices else f"{drawn} of the {look.slices} slices"
+                assert said == f"on the plate, {many}", (seed, t, said)

@@ -1227,7 +1227,7 @@ class Cooking(Family):
     subject = "food"
     cue = "stage of the cooking"
     runs = (
-        "The stages only follow one another (on the board, in the pan, on the plate), and within a stage the share "
+        "The stages only follow one another (on the board, in the pan, on the plate), and within a stage the reading "
         "only grows, so these frames run from the earliest stage to the latest"
     )
     unit = ""
@@ -1403,8 +1403,10 @@ class Cooking(Family):
         return inside > 127
 
     def measure(self, img: np.ndarray, base: np.ndarray, look: CookLook) -> Reading:
-        """The stage, 0 to 300: the share sliced on the board, then 100 + the browning in the pan, then 200 + the
-        share of the browned slices served on the plate."""
+        """The stage, 0 to 300: the slices cut on the board out of half a slice more than there are (so all cut
+        stays below the pan's start, 100, and a slice is still most of 100 / slices), then 100 + the browning in the
+        pan (200 when done, nothing served yet), then 200 + the share of the browned slices served on the plate
+        (above 200 once one is on it)."""
         done = paint.mix(look.flesh, BROWN, 0.8)
         in_pan = self._inside(img, look, PAN_C, PAN_AX)
         in_plate = self._inside(img, look, PLATE_C, PLATE_AX)
@@ -1431,7 +1433,8 @@ class Cooking(Family):
             flesh = paint.near(region, look.flesh, 36).astype(np.uint8)
             n, _, stats, _ = cv2.connectedComponentsWithStats(flesh, connectivity=8)
             disc = math.pi * (look.thick / 2 - 3) * (look.thick * 0.31 - 3)
-            value = min(1.0, sum(1 for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= 0.4 * disc) / look.slices)
+            cut = sum(1 for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= 0.4 * disc)
+            value = min(look.slices, cut) / (look.slices + 0.5)
             where = np.zeros(img.shape[:2], bool)
             where[y0:y1, x0:x1] = True
         ys, xs = np.nonzero(where)
@@ -1468,12 +1471,19 @@ class Cooking(Family):
         return f"browned {v} slices being moved from the pan onto the plate, {moved} of the {look.slices} on it so far"
 
     def amount(self, value: float, look: CookLook) -> str:
-        v = value / 100
+        """Counted where a person counts (slices cut, slices served), the browning as a share; the ranges are
+        measure's, each stage's ends told apart (all cut: below 100; done browning, none served: 200)."""
+        v, n = value / 100, look.slices
+
+        def count(k: int) -> str:
+            return f"all {n} slices" if k == n else f"{k} of the {n} slices"
+
         if v < 1:
-            return f"on the board, about {round(100 * v)}% sliced"
-        if v < 2:
+            cut = round(v * (n + 0.5))
+            return "on the board, still whole" if cut == 0 else f"on the board, {count(cut)} cut"
+        if v <= 2:
             return f"in the pan, browned about {round(100 * (v - 1))}% of the way"
-        return f"about {round(100 * (v - 2))}% on the plate"
+        return f"on the plate, {count(round((v - 2) * n))}"
 
 
 # -- laundry drying on a line ----------------------------------------------------------------------------------
