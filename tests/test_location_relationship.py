@@ -374,7 +374,31 @@ def test_a_caption_says_what_an_object_is_partly_hidden_behind():
                 if o["behind"]:
                     seen = rendered.measured["views"][v]
                     me = labels.index(next(n for n, m in seen.items() if m["box"] == o["box"]))  # twins share a name
-                    them = [k for k, n in enumerate(names) if n == o["behind"].removeprefix("other ") and k != me]
+                    if o["behind_box"]:
+                        them = [labels.index(next(n for n, m in seen.items() if m["box"] == o["behind_box"]))]
+                    else:
+                        them = [k for k, n in enumerate(names) if n == o["behind"] and k != me]
                     assert any(depth[k] < depth[me] for k in them), (index, v, o)
+                    assert (names.count(o["behind"]) > 1) == bool(o["behind_box"]), (index, v, o)
                     flagged += 1
     assert flagged >= 2
+
+
+def test_an_object_partly_hidden_behind_a_twin_says_which_twin():
+    """Seed 73301 #20: the blue cube was "partly hidden behind the orange cube" where three orange cubes stand; the
+    caption now gives the box of the one in front, which stands nearer the camera."""
+    task = make_task("location_relationship")
+    scene, question, rendered = accepted(task, 20, seed=73301)
+    facts = task.step_facts(scene, question, rendered)
+    blue = next(o for o in facts["images"][0]["order"] if o["name"] == "blue cube")
+    assert blue["behind"] == "orange cube"
+    seen = rendered.measured["views"][0]
+    front = next(n for n, m in seen.items() if m["box"] == blue["behind_box"])
+    labels = question.facts["labels"]
+    cam = scene.cameras[question.facts["order"][0]]
+    _, depth = cam.project(np.array([o.center for o in scene.objects]), task.image_size)
+    me = labels.index(next(n for n, m in seen.items() if m["box"] == blue["box"]))
+    assert depth[labels.index(front)] < depth[me]
+    caption = record(generate(task, 20, seed=73301))["caption"][0]
+    x0, y0, x1, y1 = blue["behind_box"]
+    assert f"partly hidden behind the orange cube at box [{x0}, {y0}, {x1}, {y1}]" in caption

@@ -338,16 +338,19 @@ class LocationRelationship(Task):
             area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
             fills.append({n: m[n]["px"] / max(1.0, float(area[index[n]])) for n in m})
             best.update({n: max(best.get(n, 0.0), x) for n, x in fills[-1].items()})
+        twin_names = {display[t] for t in f["twins"]}
         images = []
         for v, m in enumerate(seen):
             order = []
             for n in left_to_right(m):
-                behind = None
+                behind = behind_box = None
                 if fills[v][n] < PARTLY_SHOWN * best[n]:
                     j = in_front(*projected[v], index[n])
-                    behind = display[labels[j]] if j is not None else None
-                    behind = f"other {behind}" if behind == display[n] else behind  # a twin behind its twin
-                order.append({"name": display[n], "box": m[n]["box"], "behind": behind})
+                    if j is not None:
+                        behind = display[labels[j]]
+                        if behind in twin_names and labels[j] in m:  # "the orange cube" would not say which
+                            behind_box = m[labels[j]]["box"]
+                order.append({"name": display[n], "box": m[n]["box"], "behind": behind, "behind_box": behind_box})
             images.append(
                 {"image": v + 1, "order": order, "hidden": sorted({display[n] for n in labels if n not in m})}
             )
