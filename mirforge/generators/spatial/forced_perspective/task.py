@@ -476,7 +476,7 @@ class ForcedPerspective(Task):
                     "a_size": sig(sa),
                     "b_size": sig(sb),
                     "link": f"{link:.2f}",
-                    "link_text": _lower(_ratio_text(link, a, b)),
+                    "link_text": _lower(_ratio_text(round(link, 2), a, b, digits=2)),
                     "running": sig(running),
                     "left": a if ma["cx"] < mb["cx"] else b,
                     "right": b if ma["cx"] < mb["cx"] else a,
@@ -495,8 +495,8 @@ class ForcedPerspective(Task):
             "first": chain[0],
             "last": chain[-1],
             "shots": shots,
-            "total": sig(running),
-            "total_text": _lower(_ratio_text(running, chain[0], chain[-1])),
+            "total": f"{running:.2f}",
+            "total_text": _lower(_ratio_text(running, chain[0], chain[-1], digits=2)),
             "links": [s["link"] for s in shots],
             "first_px": first_px,
             "last_px": last_px,
@@ -750,12 +750,16 @@ def _lower(sentence: str) -> str:
     return sentence[0].lower() + sentence[1:]
 
 
-def _ratio_text(value: float, first: str, last: str) -> str:
-    if abs(math.log(value)) < SAME:
+def _ratio_text(value: float, first: str, last: str, digits: int = 1) -> str:
+    """An option's ratio (one decimal, "about the same height" within SAME), or a step's (``digits=2``, the same
+    height only where it reads 1.00: a step that called 0.92 "about the same height" then multiplied by 0.92, and a
+    product of 1.26 written "about 1.3" sat beside the answer "about 1.2")."""
+    same = abs(math.log(value)) < SAME if digits == 1 else f"{value:.2f}" == "1.00"
+    if same:
         return f"The {first} and the {last} are about the same height"
     if value >= 1:
-        return f"The {last} is about {value:.1f} times as tall as the {first}"
-    return f"The {first} is about {1 / value:.1f} times as tall as the {last}"
+        return f"The {last} is about {value:.{digits}f} times as tall as the {first}"
+    return f"The {first} is about {1 / value:.{digits}f} times as tall as the {last}"
 
 
 def _question_text(scene: Scene, rng: np.random.Generator) -> str:
