@@ -92,8 +92,9 @@ class LocationRelationshipConfig(CatalogueConfig):
     depth_margin: tuple[float, ...] = per_level(0.6, 0.45, 0.35)  # depth difference, world units
     min_visible_px: int = 150
     # an index's drawn variant can be rare in a scene (level 3, the cue read in the asked image picking the twin
-    # and a drawn answer: 3% of attempts); 400 tries leave it unserved about once in 200,000
-    max_tries: int = 400
+    # and a drawn answer: 3% of attempts; a view match among toys whose other twins must not show the relation in
+    # the answer's image: 1 in 38 on average, one index took 273); most tries end at the plan, before rendering
+    max_tries: int = 1200
 
     def validate(self) -> None:
         super().validate()
@@ -287,6 +288,9 @@ class LocationRelationship(Task):
                 m = seen[c]
                 if depth_sign(m.get(r), m.get(L), f["margin_depth"] / 2) == 0 and not feet_level(m[r], m[L]):
                     raise Reject("a candidate's depths are too close to tell, but its feet are far apart")
+        for p in {p["image"] for p in f["premise"]}:
+            if len(self.consistent(question, rendered, frozenset({p}))) < 2:
+                raise Reject("the answer holds whichever twin is meant, as measured: a premise image is not needed")
         return found
 
     def roles(self, question: Question, rendered: Rendered) -> list[str]:
@@ -296,31 +300,20 @@ class LocationRelationship(Task):
         return roles
 
     def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int]:
-        """Options that some twin allowed by the shown premise images makes true in the shown images. A hidden
-        premise image rules out nothing; a hidden asked image leaves its relation open; a hidden candidate image
-        could be the one."""
+        """Options that some twin allowed by the shown premise images makes true in the shown images, unless some
+        options clearly hold for every such twin: then those. A hidden premise image rules out nothing; a hidden
+        asked image leaves its relation open; a hidden candidate image could be the one."""
         f, seen = question.facts, rendered.measured["views"]
         shown = [None if i in hidden else m for i, m in enumerate(seen)]
-        twins = _candidates(shown, f)
-        L = f["landmark"]
-        out: set[int] = set()
-        if f["kind"] == "relation":
-            for t in twins:
-                allowed = [_part_signs(shown[p["image"]], t, L, p["rel"], f) for p in f["parts"]]
-                out |= {i for i, c in enumerate(f["combos"]) if all(s in a for s, a in zip(c, allowed, strict=True))}
-            return out
-        want = tuple(f["wanted"])
-        for i, c in enumerate(f["candidates"]):
-            if shown[c] is None:
-                out.add(i)
-                continue
-            for t in twins:
-                lr = _part_signs(shown[c], t, L, "lr", f)
-                nf = _part_signs(shown[c], t, L, "nf", f)
-                if want[0] in lr and want[1] in nf:
-                    out.add(i)
-                    break
-        return out
+        possible, sure = [], []  # per twin the shown premise images allow: the options it may make true, and clearly
+        for t in _candidates(shown, f):
+            checks = _option_signs(shown, t, f)
+            possible.append({i for i, ch in enumerate(checks) if all(x in a for x, a in ch)})
+            sure.append({i for i, ch in enumerate(checks) if all(a == {x} for x, a in ch)})
+        # an option that clearly holds whichever twin is meant needs no telling them apart (seed 73301 #7: one twin
+        # showed the relation in the answer's image only, the other in it and one more: the premise was not needed)
+        either = set.intersection(*sure) if len(sure) > 1 else set()
+        return either or set().union(*possible)
 
     # -- reasoning steps ------------------------------------------------------------------------------------
     def step_facts(self, scene: Scene, question: Question, rendered: Rendered) -> dict[str, Any]:
@@ -606,24 +599,34 @@ def _match_roles(
     geo: _Geometry, rest: list[int], r: int, L: int, alternatives: list[int], rng: np.random.Generator
 ) -> dict[str, Any] | None:
     """The candidate image that shows the relation for the twin meant, every other candidate contradicting it, and
-    for each alternative twin another candidate that shows the same relation."""
+    for each alternative twin another candidate that shows the same relation, the answer's not clearly. (Where an
+    alternative twin showed it in the answer's image as well, the answer held whichever twin was meant, and the
+    premise image that tells them apart was not needed: seed 73301 #7.)"""
     if not all(geo.clear[c, r] and geo.clear[c, L] for c in rest):
         return None
     for c_star in _shuffled(rest, rng):
         want = (geo.part(c_star, r, L, "lr"), geo.part(c_star, r, L, "nf"))
         if 0 in want:
             continue
-        others = [c for c in rest if c != c_star]
-        if not all(
-            any(geo.part(c, r, L, rel) == -w for rel, w in zip(("lr", "nf"), want, strict=True)) for c in others
-        ):
+        if not all(_relation_denied(geo, c, r, L, want) for c in rest if c != c_star):
             continue
         if all(
-            any(geo.clear[c, t] and (geo.part(c, t, L, "lr"), geo.part(c, t, L, "nf")) == want for c in others)
+            not _relation_shown(geo, c_star, t, L, want)
+            and any(_relation_shown(geo, c, t, L, want) for c in rest if c != c_star)
             for t in alternatives
         ):
             return {"candidates": rest, "answer_view": c_star, "wanted": list(want)}
     return None
+
+
+def _relation_shown(geo: _Geometry, c: int, t: int, L: int, want: tuple[int, int]) -> bool:
+    """Camera ``c`` clearly shows object ``t`` in the relation ``want`` (left/right, near/far signs) to ``L``."""
+    return bool(geo.clear[c, t]) and (geo.part(c, t, L, "lr"), geo.part(c, t, L, "nf")) == want
+
+
+def _relation_denied(geo: _Geometry, c: int, t: int, L: int, want: tuple[int, int]) -> bool:
+    """Camera ``c`` clearly shows object ``t`` against at least one half of the relation ``want`` to ``L``."""
+    return any(geo.part(c, t, L, rel) == -w for rel, w in zip(("lr", "nf"), want, strict=True))
 
 
 def _image_order(kind: str, premise: list[int], plan: dict[str, Any], slot: int, rng: np.random.Generator) -> list[int]:
@@ -720,6 +723,19 @@ def _candidates(shown: list[dict[str, Any] | None], f: dict[str, Any]) -> list[s
         if w in twins:
             twins.remove(w)
     return twins
+
+
+def _option_signs(shown: list[dict[str, Any] | None], t: str, f: dict[str, Any]) -> list[list[tuple[int, set[int]]]]:
+    """Per option, its relations as (the sign it states, the signs twin ``t`` may have in the shown views)."""
+    L = f["landmark"]
+    if f["kind"] == "relation":
+        signs = [_part_signs(shown[p["image"]], t, L, p["rel"], f) for p in f["parts"]]
+        return [list(zip(combo, signs, strict=True)) for combo in f["combos"]]
+    lr, nf = f["wanted"]
+    return [
+        [(lr, _part_signs(shown[c], t, L, "lr", f)), (nf, _part_signs(shown[c], t, L, "nf", f))]
+        for c in f["candidates"]
+    ]
 
 
 def _part_signs(m: dict[str, Any] | None, t: str, L: str, rel: str, f: dict[str, Any]) -> set[int]:
