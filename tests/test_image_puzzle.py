@@ -43,6 +43,7 @@ from mirforge.generators.sequential.image_puzzle.task import (
     _picture,
     _shrink,
     _small_picture,
+    _square,
     _tile,
     _Trial,
 )
@@ -587,7 +588,8 @@ def test_the_hole_border_says_what_runs_on_and_what_breaks():
     tiles = [_crop(pic.img, p) for p in cands]
     tiles[3] = (tiles[3] * 0.6).astype(np.uint8)
     hole = _cell_box((1, 1), 3)
-    border = _hole_border(pic, (1, 1), cands, [_holed(_small_picture(pic.img), hole), *tiles])
+    labels = [_square(pic.labels, p) for p in cands]
+    border = _hole_border(pic, (1, 1), labels, [_holed(_small_picture(pic.img), hole), *tiles], 0)
     assert border["keeps"][0] == [
         {"edge": "top", "things": "the sky"},
         {"edge": "bottom", "things": "green meadow"},
@@ -706,3 +708,35 @@ def test_a_town_block_is_all_the_land_between_its_streets():
             # cut between its two rows of houses
             assert describe(pic, (x0, y0, x1, (y0 + y1) // 2))[0] == "part of a block of houses"
     assert inner >= 4
+
+
+def test_no_wrong_tile_of_a_level_2_hole_is_found_in_the_picture(task):
+    """Seed 73301 #7: the three wrong tiles were other cells of the picture, each found whole in Image 1 (mean
+    difference 0.5 to 1.1 grey levels), so the tile found least there was the answer and no edge needed a look. They
+    now come from the drawing past the picture's frame, and picking the candidate least like any cell shown finds
+    the answer no more often than chance allows (motifs repeat, so a wrong tile may still look like a cell)."""
+    found = hits = 0
+    for index in range(1, 90, 3):
+        _, question, rendered = accepted(task, index, seed=73301)
+        f = question.facts
+        if f["kind"] != "missing":
+            continue
+        g = f["grid"]
+        wrong = [p for k, p in enumerate(f["candidates"]) if k != question.answer]
+        assert all(r in (-1, g) or c in (-1, g) for r, c in wrong), wrong  # past the frame
+        images = [im.astype(np.float32) for im in rendered.images]
+        hole = _cell_box(tuple(f["cell"]), g)
+        cells = [b for b in (_cell_box((r, c), g) for r in range(g) for c in range(g)) if b != hole]
+
+        hits += int(np.argmax([_unlike(images[0], cells, t) for t in images[1:]])) == question.answer
+        found += 1
+    assert found >= 10
+    assert hits <= found / 2, (hits, found)  # 25% expected; the old wrong tiles gave every answer away
+
+
+def _unlike(picture: np.ndarray, cells: list[list[int]], tile: np.ndarray) -> float:
+    """How far ``tile``, shrunk to a cell, is from the cell of ``picture`` it is most like (mean abs difference)."""
+    return min(
+        float(np.abs(cv2.resize(tile, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA) - picture[y0:y1, x0:x1]).mean())
+        for x0, y0, x1, y1 in cells
+    )

@@ -14,7 +14,10 @@ cell is told apart by one landmark of its own. The level's grid is used by every
   other cell the one of its row most like its own, so each tile decides one half of the answer, both are needed,
   and a tile's look alone (sky above, ground below) cannot tell its two cells apart.
 - ``missing`` (levels 2, 3): Image 1 the picture with one cell blanked out; Images 2 to 5 candidate tiles (option
-  images). Distractors are other cells' tiles (level 2) or crops half a cell off the grid, laid out as a 2 x 2 block
+  images). Distractors are tiles of the drawing just past the picture's frame, on its grid carried on (level 2: the
+  picture's own cells were each found whole in Image 1, so the one tile not found there was the answer; the
+  drawing is two tiles larger than the picture for these, see :func:`_beyond`), or crops half a cell off the grid,
+  laid out as a 2 x 2 block
   of half-cell steps with the true tile at a random corner (level 3, an inner hole so that every corner fits), so
   no candidate is the others' consensus; at level 3 the hole is an inner cell whose tile shows more detail than a
   drawn number (0 to 3) of its near misses, so the busiest candidate is the answer no more often than the others.
@@ -275,9 +278,10 @@ class ImagePuzzle(Task):
         return facts, options
 
     def _ask_missing(self, scene: Scene, rng: np.random.Generator, slot: int) -> tuple[dict[str, Any], list[str]]:
-        """The hole and its wrong tiles. Level 2: other cells' tiles (see :meth:`_other_cells`); drawn from any
-        clearly wrong cell, a patch of sky was offered for a hole in a meadow, and the candidate whose mean colour
-        was nearest the colour around the hole was the answer in 50% (n = 233). Level 3: near misses, which need a
+        """The hole and its wrong tiles. Level 2: tiles from past the picture's frame (see :meth:`_other_cells`,
+        :func:`_beyond`); drawn from any clearly wrong tile, a patch of sky was offered for a hole in a meadow, and
+        the candidate whose mean colour was nearest the colour around the hole was the answer in 50% (n = 233).
+        Level 3: near misses, which need a
         hole that a block of half-cell steps fits around with the hole at any of its corners: an inner cell (at a
         border the hole's corner of the block, and with it the answer, would be forced). The block's corner is
         drawn before anything is looked at; the hole is then an inner cell whose block passes
@@ -287,16 +291,17 @@ class ImagePuzzle(Task):
         given up."""
         g = scene.grid
         near = scene.level >= 3
+        margin = 1 if near else 2  # level 2's wrong tiles come from the drawing past the picture's frame
         corner = (int(rng.integers(2)), int(rng.integers(2))) if near else (0, 0)
         inner = range(1, g - 1) if near else range(g)
         cells = [(r, c) for r in inner for c in inner]
-        drawn = _drawing(scene.family, scene.style, scene.seed, g).img
+        drawn = _drawing(scene.family, scene.style, scene.seed, g, margin).img
         grey = _detail_grey(drawn) if near else None  # every crop's detail at once: all lie on its 7-pixel grid
         # and every window's small picture at once where windows lie on its g-pixel grid (g = 2 or 4: a part of the
         # drawing shrunk g times is then the window's own small picture, to the last bit)
         shrunk = _shrink(drawn, g) if PIXEL_BLOCK % g == 0 else None
         for window in range(WINDOWS):
-            dy, dx = _offset(scene.seed, window)
+            dy, dx = _offset(scene.seed, window, margin)
             img = drawn[dy : dy + TILE * g, dx : dx + TILE * g]  # the window, as _picture cuts it
             small = _small_picture(img) if shrunk is None else shrunk[dy // g :, dx // g :][:TILE, :TILE]
             order = [cells[int(i)] for i in rng.permutation(len(cells))]
@@ -311,7 +316,8 @@ class ImagePuzzle(Task):
                     picked = [p for p in block if p != true]
                     break
             else:
-                found = self._other_cells(img, small, order, scene, rng)
+                pool = {p: _square(drawn, _in_drawing(p, (dy, dx))) for p in _beyond(g, (dy, dx), margin)}
+                found = self._other_cells(img, small, order, pool, scene, rng)
                 if found is not None:
                     cell, picked = found
                     true = (float(cell[0]), float(cell[1]))
@@ -325,6 +331,7 @@ class ImagePuzzle(Task):
             "kind": "missing",
             "grid": g,
             "window": window,
+            "margin": margin,
             "cell": list(cell),
             "candidates": [list(p) for p in cands],
         }
@@ -349,29 +356,38 @@ class ImagePuzzle(Task):
         return self._near_misses_clear(trial.img, trial.small, cell)
 
     def _other_cells(
-        self, img: np.ndarray, small: np.ndarray, order: list[tuple[int, int]], scene: Scene, rng: np.random.Generator
+        self,
+        img: np.ndarray,
+        small: np.ndarray,
+        order: list[tuple[int, int]],
+        pool: dict[tuple[float, float], np.ndarray],
+        scene: Scene,
+        rng: np.random.Generator,
     ) -> tuple[tuple[int, int], list[tuple[float, float]]] | None:
-        """The first hole in ``order`` (cells of the picture ``img``, shrunk: ``small``) with three other cells'
-        tiles that make a level 2 question, and those tiles (None if no hole has them). The hole's tile and theirs
-        show something; each fits the hole clearly worse than the true tile; none lies further from the colour
-        around the hole than the true tile by more than COLOUR_MARGIN, and exactly ``scene.apart`` lie nearer it
-        (so the nearest colour is the answer one time in four); and exactly ``scene.rank`` of the four candidates
-        stand further apart in colour from the other three than the true tile (see :func:`_odd_rank`): wrong tiles
-        of the colour around the hole alike, the true tile, with the hole's own things, was the odd one out in 33%
-        (n = 99)."""
+        """The first hole in ``order`` (cells of the picture ``img``, shrunk: ``small``) with three tiles of
+        ``pool`` (the drawing past the picture's frame, by place) that make a level 2 question, and their places
+        (None if no hole has them). The hole's tile and theirs show something; each fits the hole clearly worse than
+        the true tile; none lies further from the colour around the hole than the true tile by more than
+        COLOUR_MARGIN, and exactly ``scene.apart`` lie nearer it (so the nearest colour is the answer one time in
+        four); and exactly ``scene.rank`` of the four candidates stand further apart in colour from the other three
+        than the true tile (see :func:`_odd_rank`): wrong tiles of the colour around the hole alike, the true tile,
+        with the hole's own things, was the odd one out in 33% (n = 99). Drawn from the picture's other cells, the
+        wrong tiles were each found whole in Image 1, and the one tile not found there was the answer."""
         g = img.shape[0] // TILE
-        tiles = {x: _square(img, x) for x in order}
+        tiles: dict[Any, np.ndarray] = {x: _square(img, x) for x in order}
         shown = [x for x in order if not _plain(tiles[x])]
-        means = {x: np.array(cv2.mean(tiles[x])[:3]) for x in shown}
-        fitted: dict[tuple[tuple[int, int], int, int], np.ndarray] = {}  # tiles shrunk to a hole's size, once
+        others = [p for p, t in pool.items() if not _plain(t)]
+        tiles.update({p: pool[p] for p in others})
+        means = {x: np.array(cv2.mean(tiles[x])[:3]) for x in (*shown, *others)}
+        fitted: dict[tuple[Any, int, int], np.ndarray] = {}  # tiles shrunk to a hole's size, once
         for cell in shown:
             hole = _cell_box(cell, g)
             holed = _holed(small, hole)
             ring = _ring_colour(holed, hole)
-            gaps = {x: float(np.linalg.norm(means[x] - ring)) for x in shown}
+            gaps = {x: float(np.linalg.norm(means[x] - ring)) for x in (cell, *others)}
             mine = gaps[cell]
-            close = [x for x in shown if gaps[x] < mine]
-            far = [x for x in shown if x != cell and mine <= gaps[x] <= mine + COLOUR_MARGIN]
+            close = [x for x in others if gaps[x] < mine]
+            far = [x for x in others if mine <= gaps[x] <= mine + COLOUR_MARGIN]
             if len(close) < scene.apart or len(far) < 3 - scene.apart:
                 continue
             fits = [
@@ -479,7 +495,7 @@ class ImagePuzzle(Task):
     # -- rendering and verification ----------------------------------------------------------------------------
     def render(self, scene: Scene, question: Question) -> Rendered:
         g, f = scene.grid, question.facts
-        pic = _picture(scene.family, scene.style, scene.seed, g, f.get("window", 0))
+        pic = _picture(scene.family, scene.style, scene.seed, g, f.get("window", 0), f.get("margin", 1))
         kind = f["kind"]
         small = _small_picture(pic.img)
         full = [0, 0, TILE, TILE]
@@ -498,7 +514,8 @@ class ImagePuzzle(Task):
         elif kind == "missing":
             hole = _cell_box(tuple(f["cell"]), g)
             holed = _holed(small, hole)
-            cands = [_crop(pic.img, tuple(p)) for p in f["candidates"]]
+            drawing, offset = _surround(scene, f)
+            cands = [_crop(drawing.img, _in_drawing(tuple(p), offset)) for p in f["candidates"]]
             measured["costs"] = [round(_seam_with_hole(holed, hole, t), 2) for t in cands]
             images = [holed, *cands]
             regions = [Region(0, "missing cell", hole)] + [Region(1 + i, "candidate tile", full) for i in range(4)]
@@ -573,7 +590,7 @@ class ImagePuzzle(Task):
     def step_facts(self, scene: Scene, question: Question, rendered: Rendered) -> dict[str, Any]:
         f = question.facts
         g = scene.grid
-        pic = _picture(scene.family, scene.style, scene.seed, g, f.get("window", 0))
+        pic = _picture(scene.family, scene.style, scene.seed, g, f.get("window", 0), f.get("margin", 1))
         letters = "ABCD"
         out: dict[str, Any] = {
             "kind": f["kind"],
@@ -612,9 +629,15 @@ class ImagePuzzle(Task):
                 other = next(tuple(c) for c in f["pairs"][t] if tuple(c) != tuple(f["cells"][t]))
                 p["differs"] = _cells_differ(pic, tuple(f["cells"][t]), other)
         elif f["kind"] in ("missing", "neighbour"):
+            if f["kind"] == "missing":  # a wrong tile may come from past the picture's frame: read in the drawing
+                drawing, offset = _surround(scene, f)
+                at = [_in_drawing(tuple(p), offset) for p in f["candidates"]]
+                shows = [_words(describe(drawing, (c * TILE, r * TILE, (c + 1) * TILE, (r + 1) * TILE))) for r, c in at]
+            else:
+                shows = [tile_words(tuple(p)) for p in f["candidates"]]
             out["candidates"] = [
-                {"image": 2 + i, "letter": letters[i], "shows": tile_words(tuple(p)), "cost": m["costs"][i]}
-                for i, p in enumerate(f["candidates"])
+                {"image": 2 + i, "letter": letters[i], "shows": shows[i], "cost": m["costs"][i]}
+                for i in range(len(f["candidates"]))
             ]
             out["best"] = out["candidates"][question.answer]
             out["others"] = [c for i, c in enumerate(out["candidates"]) if i != question.answer]
@@ -625,7 +648,8 @@ class ImagePuzzle(Task):
                 # picture around it, counted in a region a reader cannot see the bounds of, said "four blocks, three
                 # of them in part" where any reading finds another number)
                 out["around"] = _words(along(pic, list(_outside(pic.labels, (r, c)).values())))
-                border = _hole_border(pic, tuple(f["cell"]), [tuple(p) for p in f["candidates"]], rendered.images)
+                labels = [_square(drawing.labels, p) for p in at]
+                border = _hole_border(pic, tuple(f["cell"]), labels, rendered.images, question.answer)
                 out["keeps"] = [{**k, "place": PLACES[k["edge"]]} for k in border["keeps"][question.answer]]
                 out["breaks"] = [
                     {"image": 2 + i, "place": PLACES[b["edge"]], **b}
@@ -669,27 +693,45 @@ class ImagePuzzle(Task):
 
 # -- the picture and its tiles -----------------------------------------------------------------------------------
 @lru_cache(maxsize=1)
-def _drawing(family: str, style: str, seed: int, grid: int) -> Picture:
-    """The drawing a picture at ``448 x grid`` pixels is a window of: one tile larger."""
-    return draw_picture(family, style, seed, TILE * grid + TILE)
+def _drawing(family: str, style: str, seed: int, grid: int, margin: int = 1) -> Picture:
+    """The drawing a picture at ``448 x grid`` pixels is a window of: ``margin`` tiles larger."""
+    return draw_picture(family, style, seed, TILE * (grid + margin))
 
 
 @lru_cache(maxsize=2)
-def _picture(family: str, style: str, seed: int, grid: int, window: int = 0) -> Picture:
+def _picture(family: str, style: str, seed: int, grid: int, window: int = 0, margin: int = 1) -> Picture:
     """The picture at ``448 x grid`` pixels (drawn once for ask, render and the steps of an attempt): a window of a
     drawing one tile larger, shifted by a whole number of pixel-art blocks drawn from the seed and ``window`` (the
     questions that try several windows of one drawing number them from 0), so that where the drawing's fixed lines
     (a floor, a horizon) cross the grid changes from picture to picture. Cut from the drawing itself, a tile on the
     grid showed them at heights that a near miss half a cell off never did, and the tile was told from its near
     misses without the picture (room pictures: 45% of level 3's missing tiles from the options alone)."""
-    return _drawing(family, style, seed, grid).window(*_offset(seed, window), TILE * grid)
+    return _drawing(family, style, seed, grid, margin).window(*_offset(seed, window, margin), TILE * grid)
 
 
-def _offset(seed: int, window: int) -> tuple[int, int]:
-    """Where the window ``window`` of a picture's drawing starts (row, column): whole pixel-art blocks."""
+def _offset(seed: int, window: int, margin: int = 1) -> tuple[int, int]:
+    """Where the window ``window`` of a picture's drawing (``margin`` tiles larger) starts (row, column): whole
+    pixel-art blocks."""
     stream = np.random.default_rng([seed, 3] if window == 0 else [seed, 3, window])
-    dy, dx = (PIXEL_BLOCK * int(v) for v in stream.integers(TILE // PIXEL_BLOCK, size=2))
+    dy, dx = (PIXEL_BLOCK * int(v) for v in stream.integers(margin * TILE // PIXEL_BLOCK, size=2))
     return dy, dx
+
+
+def _beyond(grid: int, offset: tuple[int, int], margin: int) -> list[tuple[float, float]]:
+    """The cells of the grid carried on past the picture's frame (row or column -1 or ``grid``) that the drawing
+    holds whole around a window at ``offset``: tiles of the same drawing that the picture does not show."""
+    side = TILE * (grid + margin)
+    ring = [(r, c) for r in range(-1, grid + 1) for c in range(-1, grid + 1) if not (0 <= r < grid and 0 <= c < grid)]
+    return [
+        (float(r), float(c))
+        for r, c in ring
+        if 0 <= offset[0] + r * TILE <= side - TILE and 0 <= offset[1] + c * TILE <= side - TILE
+    ]
+
+
+def _in_drawing(at: tuple[float, float], offset: tuple[int, int]) -> tuple[float, float]:
+    """A crop's place ``at`` (cells from the picture's corner) in its drawing, whose window starts at ``offset``."""
+    return (at[0] + offset[0] / TILE, at[1] + offset[1] / TILE)
 
 
 @dataclass(frozen=True)
@@ -706,6 +748,12 @@ class _Trial:
         y, x = (round(v * TILE) // DETAIL_STEP for v in at)
         n = TILE // DETAIL_STEP
         return _gradient(self.grey[y : y + n, x : x + n])
+
+
+def _surround(scene: Scene, facts: dict[str, Any]) -> tuple[Picture, tuple[int, int]]:
+    """A missing tile's drawing, the picture's surroundings included, and where the picture's window starts."""
+    margin, window = facts.get("margin", 1), facts["window"]
+    return _drawing(scene.family, scene.style, scene.seed, scene.grid, margin), _offset(scene.seed, window, margin)
 
 
 def _small_picture(master: np.ndarray) -> np.ndarray:
@@ -865,16 +913,17 @@ def _border_lines(
 
 
 def _hole_border(
-    pic: Picture, cell: tuple[int, int], cands: list[tuple[float, float]], images: list[np.ndarray]
+    pic: Picture, cell: tuple[int, int], labels: list[np.ndarray], images: list[np.ndarray], true: int
 ) -> dict[str, list[Any]]:
     """:func:`_seam_reading` of the border of the hole: the picture next to the hole on each side where it goes on,
-    against the same edge of each candidate (``images``: the holed picture, then the candidates)."""
+    against the same edge of each candidate (``labels``: the candidates' labels, named as in ``pic``; ``images``:
+    the holed picture, then the candidates; ``true``: the candidate that fills the hole)."""
     lut, names = _name_ids(pic)
     outside = {side: lut[line] for side, line in _outside(pic.labels, cell).items()}
-    edges = [{side: lut[line] for side, line in _edges(pic.labels, p).items() if side in outside} for p in cands]
+    edges = [{side: lut[line] for side, line in _edges(square).items() if side in outside} for square in labels]
     hole = _cell_box(cell, pic.size // TILE)
     pixels = [_border_lines(images[0], hole, t) for t in images[1:]]
-    return _seam_reading(outside, edges, pixels, cands.index((float(cell[0]), float(cell[1]))), names)
+    return _seam_reading(outside, edges, pixels, true, names)
 
 
 def _cells_differ(pic: Picture, cell: tuple[int, int], other: tuple[int, int]) -> dict[str, str]:
@@ -1040,9 +1089,8 @@ def _outside(labels: np.ndarray, cell: tuple[int, int]) -> dict[str, np.ndarray]
     return lines
 
 
-def _edges(labels: np.ndarray, at: tuple[float, float]) -> dict[str, np.ndarray]:
-    """The labels along the four edges of the crop at ``at`` (cells)."""
-    square = _square(labels, at)
+def _edges(square: np.ndarray) -> dict[str, np.ndarray]:
+    """The labels along the four edges of a tile's ``square`` of labels."""
     return {"top": square[0], "bottom": square[-1], "left": square[:, 0], "right": square[:, -1]}
 
 
