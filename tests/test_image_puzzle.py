@@ -740,3 +740,22 @@ def _unlike(picture: np.ndarray, cells: list[list[int]], tile: np.ndarray) -> fl
         float(np.abs(cv2.resize(tile, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA) - picture[y0:y1, x0:x1]).mean())
         for x0, y0, x1, y1 in cells
     )
+
+
+def test_abstract_colours_keep_their_names_in_the_poster_style():
+    """Seed 73301 #11 (poster style): the "pale blue circle" was neutral grey (191, 191, 191), the "navy triangles"
+    dark teal and the "steel blue bar" teal. Through the poster's five levels a channel every named colour keeps its
+    hue (within 35 degrees) and its greyness, and a palette's colours stay apart."""
+    import colorsys
+
+    from mirforge.generators.sequential.image_puzzle.pictures import ART, POSTER
+
+    for palette in ART:
+        posted = {name: tuple(int(POSTER[v]) for v in rgb) for name, rgb in palette.items()}
+        assert len(set(posted.values())) == len(palette), posted
+        for name, rgb in palette.items():
+            h0, s0, _ = colorsys.rgb_to_hsv(*(v / 255 for v in rgb))
+            h1, s1, _ = colorsys.rgb_to_hsv(*(v / 255 for v in posted[name]))
+            assert (s0 >= 0.3) == (s1 >= 0.3), (name, rgb, posted[name])
+            if s0 >= 0.3:
+                assert min(abs(h0 - h1), 1 - abs(h0 - h1)) * 360 <= 35, (name, rgb, posted[name])

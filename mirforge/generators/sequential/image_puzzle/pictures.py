@@ -474,20 +474,22 @@ def room(rng: np.random.Generator, s: int) -> Picture:
 
 # -- abstract geometric art -----------------------------------------------------------------------------------
 # four palettes, each colour with the name a person gives it (a rule on the channels called the pale blue "purple")
+# each colour keeps its name through the poster style's five levels a channel, and the colours of a palette stay
+# apart there (a pale blue turned neutral grey, a navy and a steel blue teal, an orange and a sand yellow one colour)
 ART = (
     {
         "red": (230, 57, 70),
         "off-white": (241, 250, 238),
-        "pale blue": (168, 218, 220),
-        "steel blue": (69, 123, 157),
-        "navy": (29, 53, 87),
+        "pale blue": (150, 200, 240),
+        "steel blue": (60, 110, 170),
+        "navy": (20, 40, 100),
     },
     {
-        "dark slate": (38, 70, 83),
+        "dark teal": (30, 80, 90),
         "teal": (42, 157, 143),
-        "sand yellow": (233, 196, 106),
-        "orange": (244, 162, 97),
-        "coral red": (231, 111, 81),
+        "sand yellow": (230, 210, 90),
+        "orange": (244, 140, 60),
+        "coral red": (220, 80, 70),
     },
     {
         "yellow": (255, 190, 11),
@@ -528,7 +530,7 @@ def abstract(rng: np.random.Generator, s: int) -> Picture:
                     ],
                     colour,
                 )
-        pic.note("diagonal stripes", (0, y0 - s * 0.1, s, y0 + h))
+        pic.note("slanting stripes", (0, y0 - s * 0.1, s, y0 + h))  # 6 degrees: not "diagonal"
     # a few motifs (a shape in a colour), each repeated at several places, sizes and turns
     colours = [c for c in palette if c != bg]
     motifs = [
