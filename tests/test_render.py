@@ -121,3 +121,28 @@ def test_renderers_of_two_sizes_share_a_process():
         view = r.views(scene(), [ortho_view("top", 2.0)])[0]
         assert view.rgb.shape == (size, size, 3)
         assert set(np.unique(view.ids)) == {0, 1, 2, 3}
+
+
+def test_a_painted_metal_keeps_its_colour_over_a_wooden_table():
+    """A yellow can (a metal part, painted) was drawn fully metallic: it mirrored the warm wooden table around it
+    and read orange (median RGB 159, 73, 18; hue 24 degrees). Painted, its body reads yellow; a silver can still
+    shows the metal."""
+    import colorsys
+    import dataclasses
+
+    from mirforge.generators.spatial.multiview import everyday_objects, family_look
+    from mirforge.render.meshes import BARE_METALS, PAINTED, draw_parts
+    from mirforge.render.objects import COLORS
+
+    rng = np.random.default_rng(3)
+    can = dataclasses.replace(everyday_objects(rng, "tabletop", 1, kinds=("can",))[0], color=COLORS["yellow"])
+    assert any(surface == PAINTED for *_, surface in draw_parts(can))
+    silver = dataclasses.replace(can, color=COLORS["silver"])
+    assert COLORS["silver"] in BARE_METALS and PAINTED not in [s for *_, _, s in draw_parts(silver)]
+    hues = []
+    for seed in range(3):
+        look = family_look(np.random.default_rng(seed), "tabletop")
+        view = gl.renderer(160).views(Scene3D((can,), look=look), [orbit_camera(30, 25, 1.2)])[0]
+        rgb = np.median(view.rgb[view.ids == 1], axis=0) / 255
+        hues.append(colorsys.rgb_to_hsv(*rgb)[0] * 360)
+    assert all(38 <= h <= 62 for h in hues), hues

@@ -9,7 +9,7 @@ import numpy as np
 
 from mirforge.render.asset_cache import cached
 from mirforge.render.look import Material, material, part_material
-from mirforge.render.objects import model
+from mirforge.render.objects import COLORS, model
 from mirforge.render.scene3d import SHAPES, Object3D
 
 if TYPE_CHECKING:
@@ -34,6 +34,11 @@ def detail(size: tuple[float, float, float], small: bool = False) -> int:
 
 MeshKey = str | tuple[str, int, int]  # a primitive's name, or (object kind, variant, part index)
 RGB = tuple[int, int, int]
+# metal parts of these colours show the metal itself
+BARE_METALS = frozenset(COLORS[name] for name in ("silver", "steel", "gold", "brass", "copper"))
+# a metal part of any other colour is painted: a glossy dielectric (as fully metallic, a yellow can mirrored the
+# warm wooden table around it and read orange)
+PAINTED = Material(metallic=0.0, roughness=0.3)
 
 
 def draw_parts(obj: Object3D, small: bool = False) -> list[tuple[MeshKey, int, RGB, Material]]:
@@ -45,10 +50,12 @@ def draw_parts(obj: Object3D, small: bool = False) -> list[tuple[MeshKey, int, R
         return [(obj.shape, detail(obj.size, small), obj.color, material(obj.material))]
     parts = model(obj.shape, obj.variant).parts
     level = SMALL_LEVEL if small else FINE_LEVEL
-    return [
-        ((obj.shape, obj.variant, i), level, obj.color if p.primary else p.color, part_material(p.material))
-        for i, p in enumerate(parts)
-    ]
+    out = []
+    for i, p in enumerate(parts):
+        colour = obj.color if p.primary else p.color
+        painted = p.material == "metal" and colour not in BARE_METALS
+        out.append(((obj.shape, obj.variant, i), level, colour, PAINTED if painted else part_material(p.material)))
+    return out
 
 
 def smooth(key: MeshKey) -> bool:
