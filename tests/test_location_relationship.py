@@ -421,3 +421,24 @@ def test_an_answer_that_holds_whichever_twin_is_meant_needs_no_premise(task, har
     assert any(task.consistent(question, rendered, frozenset({p})) == {question.answer} for p in premise)
     with pytest.raises(Reject, match="whichever twin is meant"):
         task.verify(question, rendered)
+
+
+def test_the_summary_says_it_reads_only_the_relations_asked(task):
+    """Seed 73301 #14 asked left or right in two images, and the summary said it would read "left or right in the
+    picture, nearer to or farther from the camera"."""
+    found = set()
+    for index in range(0, 15):
+        rec = record(generate(task, index, seed=73301))
+        q = rec["question"]
+        if "Where is that" not in q and "Seen from the camera that took" not in q:
+            continue  # a view match
+        both = "Seen from the camera that took" in q  # one asked image: both relations
+        rels = {
+            rel
+            for rel, asked in (("lr", "to the left or to the right"), ("nf", "nearer to or farther"))
+            if both or asked in q
+        }
+        assert ("left or right" in rec["summary"]) == ("lr" in rels), rec["summary"]
+        assert ("nearer to or farther" in rec["summary"]) == ("nf" in rels), rec["summary"]
+        found.add(frozenset(rels))
+    assert len(found) >= 2, found

@@ -67,6 +67,7 @@ from mirforge.task import Question, Region, Rendered, Task, check_families, ensu
 
 MAX_VIEWS = 6
 MAX_COVERED = 0.45  # objects the text relies on: at most this share of their projected box behind nearer objects
+READS = {"lr": "left or right in the picture", "nf": "nearer to or farther from the camera"}  # an asked relation
 # a caption says an object is partly hidden where it fills under this share of its projected box, against the view
 # that shows it best (a toy car behind a globe showed an 11 x 20 px sliver and was listed as any other)
 PARTLY_SHOWN = 0.5
@@ -399,6 +400,8 @@ class LocationRelationship(Task):
             out["parts"] = [{**relation(p["image"]), "rel": p["rel"]} for p in f["parts"]]
             out["asked_images"] = sorted({p["image"] + 1 for p in f["parts"]})
             out["asked"] = [next(p for p in out["parts"] if p["image"] == v) for v in out["asked_images"]]
+            rels = {p["rel"] for p in f["parts"]}  # what the summary says it will read: what is asked
+            out["reads"] = ", ".join(text for rel, text in READS.items() if rel in rels)
             out["answer_text"] = question.options[question.answer]
             return out
         want = tuple(f["wanted"])
