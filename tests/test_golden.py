@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "6d2471f4442b8ef1ac5282d3feb9191748544c7e635dd903a4cd94e4ef5113b9",
-    ("all", 20, 3): "b4b9dfb229f161050dc374b5cfa780cf1199c6d1ea6321e0f604fb755be93fa0",
+    ("all", 3, 3): "30ae2c891b8145e81dcebcb10885b378b566feddc7c4ceb36ee2fab513f77259",
+    ("all", 20, 3): "edd46b2f3bd10c61271df3e816e86bdcf3ca4dff88e520dd9ac4f929c0f2e187",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 
