@@ -45,7 +45,8 @@ def draw_parts(obj: Object3D, small: bool = False) -> list[tuple[MeshKey, int, R
     """The meshes to draw for ``obj`` with its pose and id: (mesh, level, colour, surface). A primitive is one mesh
     of the object's material, at the level ``detail`` gives; an object of the catalogue is one per part (its own
     mesh, coarse when ``small``), its primary parts in the object's colour, every part with the surface of its own
-    material tag. ``small``: the object spans fewer than ``SMALL_PIXELS`` in every view it is drawn in."""
+    material tag (a metal of a colour no bare metal has: ``PAINTED``). ``small``: the object spans fewer than
+    ``SMALL_PIXELS`` in every view it is drawn in."""
     if obj.shape in SHAPES:
         return [(obj.shape, detail(obj.size, small), obj.color, material(obj.material))]
     parts = model(obj.shape, obj.variant).parts
