@@ -727,7 +727,6 @@ def test_no_wrong_tile_of_a_level_2_hole_is_found_in_the_picture(task):
         images = [im.astype(np.float32) for im in rendered.images]
         hole = _cell_box(tuple(f["cell"]), g)
         cells = [b for b in (_cell_box((r, c), g) for r in range(g) for c in range(g)) if b != hole]
-
         hits += int(np.argmax([_unlike(images[0], cells, t) for t in images[1:]])) == question.answer
         found += 1
     assert found >= 10

@@ -483,12 +483,10 @@ def test_cooking_steps_count_the_slices_the_frame_shows():
             said = fam.amount(fam.measure(fam.draw(base, look, t), base, look).value, look)
             phase, s = fam._phase(t)
             drawn = round(s * look.slices)
+            many = f"all {drawn} slices" if drawn == look.slices else f"{drawn} of the {look.slices} slices"
             if phase == "cut":
-                want = "on the board, still whole" if drawn == 0 else "on the board, "
-                want += "" if drawn == 0 else (f"all {drawn} slices" if drawn == look.slices else f"{drawn} of the")
-                assert said.startswith(want), (seed, t, said)
+                assert said == ("on the board, still whole" if drawn == 0 else f"on the board, {many} cut"), (t, said)
             elif phase == "fry" or drawn == 0:
                 assert said.startswith("in the pan, browned about"), (seed, t, said)
             else:
-                many = f"all {drawn} slices" if drawn == look.slices else f"{drawn} of the {look.slices} slices"
                 assert said == f"on the plate, {many}", (seed, t, said)

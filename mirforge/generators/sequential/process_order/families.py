@@ -1196,6 +1196,9 @@ VEGETABLES = {
     "aubergine": ((74, 40, 84), (236, 226, 192)),
 }
 BROWN = (138, 78, 30)
+# the board's reading counts the slices cut out of this many more than there are, so that all cut stays below the
+# pan's first reading (100)
+BOARD_SPARE = 0.5
 PAN = (46, 46, 50)
 
 
@@ -1403,7 +1406,7 @@ class Cooking(Family):
         return inside > 127
 
     def measure(self, img: np.ndarray, base: np.ndarray, look: CookLook) -> Reading:
-        """The stage, 0 to 300: the slices cut on the board out of half a slice more than there are (so all cut
+        """The stage, 0 to 300: the slices cut on the board out of ``BOARD_SPARE`` more than there are (so all cut
         stays below the pan's start, 100, and a slice is still most of 100 / slices), then 100 + the browning in the
         pan (200 when done, nothing served yet), then 200 + the share of the browned slices served on the plate
         (above 200 once one is on it)."""
@@ -1434,7 +1437,7 @@ class Cooking(Family):
             n, _, stats, _ = cv2.connectedComponentsWithStats(flesh, connectivity=8)
             disc = math.pi * (look.thick / 2 - 3) * (look.thick * 0.31 - 3)
             cut = sum(1 for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= 0.4 * disc)
-            value = min(look.slices, cut) / (look.slices + 0.5)
+            value = min(look.slices, cut) / (look.slices + BOARD_SPARE)
             where = np.zeros(img.shape[:2], bool)
             where[y0:y1, x0:x1] = True
         ys, xs = np.nonzero(where)
@@ -1479,7 +1482,7 @@ class Cooking(Family):
             return f"all {n} slices" if k == n else f"{k} of the {n} slices"
 
         if v < 1:
-            cut = round(v * (n + 0.5))
+            cut = round(v * (n + BOARD_SPARE))
             return "on the board, still whole" if cut == 0 else f"on the board, {count(cut)} cut"
         if v <= 2:
             return f"in the pan, browned about {round(100 * (v - 1))}% of the way"
