@@ -8,8 +8,10 @@ a split generated without thinning:
 
 Prints, per shape, how often the fitted scorer's top option is the answer (in sample, and cross-validated over 5
 folds), then the weights to paste into mirforge/generators/spatial/depth_relationship/task.py. Refit after any
-change to the plans or the rendering, on 5,000 questions a shape or more (the present weights: 15,600 questions,
-seeds 1, 3 and 73031): weights fitted on 1,200 a shape left the kept questions leaning. On a thinned split (the
+change to the plans or the rendering, on 3,000 questions a shape or more (the present weights: the named form's
+from 15,600 questions, seeds 1, 3 and 73031; the premise form's from 3,600, seed 73511, generated with every level
+asking it: ``--set depth_relationship.forms_per_level=premise,premise,premise`` and three photos, nine objects and
+the levels' margins): weights fitted on 1,200 a shape left the kept questions leaning. On a thinned split (the
 default config) the same numbers say what is left; so do they on a fresh unthinned split with ``--thin SEED``, which
 first keeps each question with its keep chance under the present weights (draws from SEED), as the verifier would:
 the way to compare two sets of weights on the same questions and draws.
