@@ -428,7 +428,7 @@ class DepthRelationship(Task):
         for c in f["conditions"]:
             m = seen[c["image"]]
             ref = c["ref"]
-            want = -1 if c["dir"] == "nearer" else 1
+            want = _asked_sign(c["dir"])
             signs = {o: _depth_sign(m.get(o), m[ref], f["margin"] / 2) for o in f["options"]}
             rows = [{"name": o, "base": m[o]["box"][3], "sign": signs[o]} for o in f["options"] if o in m]
             conds.append(
@@ -648,9 +648,7 @@ def _answers(
 
     def meeting(table: np.ndarray) -> list[int]:
         return [
-            o
-            for o in options
-            if o not in refs and all(table[v, o, refs[u]] == (-1 if d == "nearer" else 1) for v, _, d, u in conds)
+            o for o in options if o not in refs and all(table[v, o, refs[u]] == _asked_sign(d) for v, _, d, u in conds)
         ]
 
     found = meeting(loose)
@@ -673,12 +671,13 @@ def _reader_choices(depth: np.ndarray, options: list[int], conds: list[Condition
     directions: dict[int, set[str]] = {}
     for v, _, d, _ in conds:
         directions.setdefault(v, set()).add(d)
+    orders = {v: [int(k) for k in np.argsort(depth[v, options], kind="stable")] for v in directions}  # near to far
     everyone = set(range(len(options)))
     out = []
     for x in everyone:
         cuts = []
         for v, said in directions.items():
-            order = [int(k) for k in np.argsort(depth[v, options], kind="stable")]  # near to far
+            order = orders[v]
             at = order.index(x)
             near = range(at + 1) if "farther" in said else [0]  # how many of the nearest fail
             far = range(len(order) - at) if "nearer" in said else [0]  # how many of the farthest fail
@@ -822,7 +821,7 @@ def _unclear(f: dict[str, Any], seen: list[dict[str, Any]], answer: str) -> str 
     its foot clearly above or below the reference's (the steps said "too close to tell" of feet 35 rows apart)."""
     for c in f["conditions"]:
         m, ref = seen[c["image"]], c["ref"]
-        want = -1 if c["dir"] == "nearer" else 1
+        want = _asked_sign(c["dir"])
         for o in f["options"]:
             s = _depth_sign(m.get(o), m.get(ref), f["margin"] / 2)
             if o == answer and s != want:
@@ -846,8 +845,7 @@ def _meeting(f: dict[str, Any], shown: list[dict[str, Any] | None], refs: list[s
         clear.append(
             o not in refs
             and all(
-                m is None or _depth_sign(m.get(o), m.get(ref), f["margin"] / 2) == (-1 if d == "nearer" else 1)
-                for m, ref, d in said
+                m is None or _depth_sign(m.get(o), m.get(ref), f["margin"] / 2) == _asked_sign(d) for m, ref, d in said
             )
         )
     return may, clear
@@ -858,7 +856,7 @@ def _may_hold(m: dict[str, Any] | None, o: str, ref: str, direction: str, margin
     if m is None:
         return True
     s = _depth_sign(m.get(o), m.get(ref), margin / 2)
-    return not s or s == (-1 if direction == "nearer" else 1)
+    return not s or s == _asked_sign(direction)
 
 
 def _thinned(question: Question, rendered: Rendered, answer: int) -> bool:
@@ -918,6 +916,11 @@ def _photo_conditions(said: list[tuple[str, str]]) -> str:
     if len({d for d, _ in said}) == 1:
         return f"{_dir_text(said[0][0])} the camera than both {_join([r for _, r in said])}"
     return _join([f"{_dir_text(d)} {'the camera' if k == 0 else 'it'} than {r}" for k, (d, r) in enumerate(said)])
+
+
+def _asked_sign(direction: str) -> int:
+    """The depth sign a condition asks of an option against its reference: -1 for "nearer", +1 for "farther"."""
+    return -1 if direction == "nearer" else 1
 
 
 def _extreme_text(extreme: str) -> str:
