@@ -22,7 +22,7 @@ needed:
   photos, every condition photo compares with both references ("in Image 3, nearer to the camera than both X and
   Y"); plans are found for under one scene in 300, so the default asks one premise, level 3 comparing closer depths
   (``depth_margin``) than level 2. Posing the premise costs draws: about 2% of scenes give a plan (10 and 14 of 600
-  at levels 2 and 3), each drawn and refused in about 10 ms.
+  at levels 2 and 3, before the size thinning below keeps 80% of them), each drawn and refused in about 10 ms.
 
 A distractor that alone fails a photo's condition stands at that photo's end of the options' depth order, against
 the asked direction. Two readers who never find the references follow from that, and the plans answer both:
@@ -46,10 +46,11 @@ the asked direction. Two readers who never find the references follow from that,
   mean features up to 3.4 standard errors from even, now 2.6). These thin a little more: 4.6% more rejected draws
   per question, a change in questions per second below the benchmark's noise. A second stage (a logit fitted on the
   questions the first keeps, its keep chance multiplied in) was tried on 1,600 kept questions a shape and dropped:
-  it fitted their noise as much as their lean, and fresh splits read no better. Both shapes were refitted once the plans
-  were thinned by the answer's size (below), on 3,000 unthinned questions of the default config (seed 73611): the
-  scorer read 30.3% (named) and 29.9% (premise) held out, and 21-24% on the questions the weights keep (``--thin``
-  1 to 3); the audit's placement baseline reads 25.9% (27.3 / 20.0 / 30.5 by level) on a fresh 600 (seed 73621).
+  it fitted their noise as much as their lean, and fresh splits read no better. Both shapes were refitted once the
+  plans were thinned by the answer's size (below), on 3,000 unthinned questions of the default config (seed 73611):
+  the scorer read 30.3% (named) and 29.9% (premise) held out, and 21-24% on the questions the weights keep
+  (``--thin`` 1 to 3); the audit's placement baseline reads 25.9% and 26.6% on fresh splits of 600 and 1,200 (seeds
+  73621, 73631; 20.0 to 30.5 a level).
 - a reader of the directions who knows how the plans are made: each reference cuts its photo's options in two, so
   only an option that cuts short of it can leave as the lone survivor may be the answer (``_reader_choices``). With
   two conditions that leaves two options at most, whatever the photos show (every order of four options in two
@@ -67,7 +68,9 @@ easily (clear of other objects, clearly apart in depth and in the feet's rows). 
 the answer in 31% of premise questions and the smallest in 20%, and the audit's text-only classifier read 30.3% from
 the kinds (600 questions, seed 73521). So the plans are thinned by the answer's size rank among the options
 (``SIZE_KEEP``), each rank kept in proportion to the least common one's share: every rank is the answer as often,
-and 80% of plans are kept. The placement weights were refitted after it, since an option's size is also its area in
+and 80% of plans are kept. The classifier then reads 26.2% on a fresh 1,200 (seed 73631), 25.2% on 1,800 (with seed
+73621's 600). Shape is left: flat wide kinds (a shoe box, a table) are still the answer a little more often than tall
+thin ones (a vase, a candle). The placement weights were refitted after it, since an option's size is also its area in
 the pictures: with the weights fitted before, the audit's placement baseline read 35.5% (600 questions, seed 73601).
 
 Three conditions (one per photo, each wrong option failing one) let the reader of directions drop all three, 100%
@@ -672,10 +675,8 @@ def _answers(
 
 
 def _size_rank(objects: tuple[Object3D, ...], options: list[int]) -> int:
-    """How many of the options are smaller (by volume) than the answer (first). The names tell a reader which is
-    bigger (a laptop, a can), and the plans meet the conditions more easily with a big answer: unthinned, the largest
-    option was the answer in 31% of premise questions and the smallest in 20%, and a text-only classifier read 30%
-    from the kinds alone (600 questions, seed 73521)."""
+    """How many of the options are smaller (by volume) than the answer (first): what the names tell a reader who
+    knows a laptop from a can, and what ``SIZE_KEEP`` evens out."""
     volume = [math.prod(objects[i].size) for i in options]
     return sum(v < volume[0] for v in volume[1:])
 
