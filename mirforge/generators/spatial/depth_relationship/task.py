@@ -70,8 +70,9 @@ the kinds (600 questions, seed 73521). So the plans are thinned by the answer's 
 (``SIZE_KEEP``), each rank kept in proportion to the least common one's share: every rank is the answer as often,
 and 80% of plans are kept. The classifier then reads 26.2% on a fresh 1,200 (seed 73631), 25.2% on 1,800 (with seed
 73621's 600). Shape is left: flat wide kinds (a shoe box, a table) are still the answer a little more often than tall
-thin ones (a vase, a candle). The placement weights were refitted after it, since an option's size is also its area in
-the pictures: with the weights fitted before, the audit's placement baseline read 35.5% (600 questions, seed 73601).
+thin ones (a vase, a candle). An option's size is also its area in the pictures, so the thinning moved the placement
+features: with the weights fitted before it, the audit's placement baseline read 35.5% (600 questions, seed 73601),
+and the weights were refitted (above).
 
 Three conditions (one per photo, each wrong option failing one) let the reader of directions drop all three, 100%
 right, and are refused by the config; so is one condition (a premise form with two photos, once half of level 1):
