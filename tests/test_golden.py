@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "a2aa5f2625528551e998f6b8152b08f34154fd0eb6eb43c49c7b0000f6591daa",
-    ("all", 20, 3): "eb80cb38f8f5689de3b373b2a6128a29ec88d0aa0044763359a368282a84f95c",
+    ("all", 3, 3): "6b0e29d334402610618e56c0996cca00c1bc90ab70a2493bfa3f83c217a61b1e",
+    ("all", 20, 3): "1de9fa445fc6011a74cb622533df4d1377d7f2e7296307b4c09b549cbee098ec",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

@@ -128,7 +128,7 @@ def test_options_give_no_text_only_shortcut(task):
 
 
 def test_no_two_objects_of_an_instance_look_alike(task):
-    """A soda bottle and a wine bottle (both green) are never weighed in one instance: the names would not say
+    """A water bottle and a wine bottle (both clear) are never weighed in one instance: the names would not say
     which is which."""
     seen = set()
     for i in range(120):

@@ -46,7 +46,7 @@ CERAMICS = ["white ceramic", "red ceramic", "navy ceramic", "yellow ceramic", "t
         "soda bottle": (
             (0.22, 0.33),
             [
-                {"body": "bottle green plastic", "cap": "green plastic", "label": "white paper"},
+                {"body": "lime plastic", "cap": "green plastic", "label": "white paper"},
                 {"body": "dark brown plastic", "cap": "red plastic", "label": "red paper"},
                 {"body": "clear plastic", "cap": "orange plastic", "label": "orange paper"},
             ],
@@ -59,12 +59,13 @@ def bottle(rng: np.random.Generator, style: str, h: float) -> Parts:
     neck = r * rng.uniform(0.36, 0.42)
     shoulder, neck_z, cap_z = h * rng.uniform(0.55, 0.65), h * rng.uniform(0.8, 0.84), h * 0.9
     if style == "soda bottle":
-        body = [(r, 0.05 * h), (r, 0.18 * h), (0.86 * r, 0.3 * h), (0.86 * r, 0.36 * h), (r, 0.46 * h)]
+        # a grip waist low down, the label on the straight wall above it
+        body = [(r, 0.05 * h), (r, 0.1 * h), (0.86 * r, 0.18 * h), (0.86 * r, 0.23 * h), (r, 0.31 * h)]
     else:
         body = [(r, 0.05 * h)]
     profile = [(0, 0.01 * h), (0.8 * r, 0), (0.97 * r, 0.015 * h), *body, *quarter(r, shoulder, neck, neck_z)]
     profile += [(neck, cap_z + 0.02 * h), (0, cap_z + 0.02 * h)]
-    label_lo, label_hi = (0.2, 0.42) if style == "water bottle" else (0.08, 0.17)
+    label_lo, label_hi = (0.2, 0.42) if style == "water bottle" else (0.33, 0.5)
     cap = lathe([(0, cap_z), (neck * 1.15, cap_z), (neck * 1.15, h - 0.005 * h), (neck * 1.1, h), (0, h)], 24)
     label = cylinder(r * 1.012, label_lo * h, label_hi * h, 40)
     return [("body", lathe(profile)), ("cap", cap), ("label", label)]

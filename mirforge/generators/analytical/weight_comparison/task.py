@@ -56,7 +56,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "toys": ("ball", "basketball", "soccer ball", "rubber duck", "teddy bear", "toy car", "toy truck", "globe"),
     "household": ("alarm clock", "candle", "vase", "laptop", "shoe box", "flower pot", "table lamp", "bucket"),
 }
-# kinds that look alike on a pan (a green soda bottle and a green wine bottle): never two of one group in an instance
+# kinds that look alike on a pan (a clear water bottle and a clear wine bottle): never two of one group in an instance
 # a glass of juice and a can are both a coloured cylinder with a pale rim, a slim black can and a thermos one dark tube
 LOOKALIKES: tuple[frozenset[str], ...] = (
     frozenset({"bottle", "wine bottle"}),
