@@ -298,6 +298,7 @@ def underwater(rng: np.random.Generator, s: int) -> Picture:
         x = s * float(rng.uniform(0, 1))
         mask, at = paint.poly_mask([(x, 0), (x + s * 0.06, 0), (x + s * 0.2, s * 0.7), (x + s * 0.1, s * 0.7)])
         paint.blend(img, mask, (200, 240, 250), 0.12, at=at)
+        pic.note("a shaft of light", (x, 0, x + s * 0.2, s * 0.7))
     pic.note("blue water", (0, 0, s, s), background=True)  # all of it: the floor and all else are drawn over it
     floor = s * float(rng.uniform(0.72, 0.82))
     sand = _rgb(rng, (200, 180, 130), 10)
