@@ -299,10 +299,13 @@ class Task:
         return ["evidence"] * len(rendered.images)
 
     def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int] | None:
-        """The options still consistent with what the images NOT in ``hidden`` show, from ``rendered.measured``
-        alone: a measurement of a hidden image is unknown, so an option survives when some value of it would make
-        the option right. With nothing hidden this is ``{verify(...)}``. Return None where a task cannot say
-        (then necessity is not recorded and cannot be required)."""
+        """The options that may still be the answer given what the images NOT in ``hidden`` show, from
+        ``rendered.measured`` alone: a measurement of a hidden image is unknown, so an option survives when some
+        value of it would make that option the question's one answer. A reader knows there is one answer, so a
+        value under which no option, or several, would be right is no value at all: it must not let an option
+        through (a premise image whose other reading makes two options right is not needed). With nothing hidden
+        this is ``{verify(...)}``. Return None where a task cannot say (then necessity is not recorded and cannot be
+        required)."""
         return None
 
     @classmethod
