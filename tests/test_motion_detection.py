@@ -14,10 +14,14 @@ from mirforge.errors import InputError, Reject
 from mirforge.generators.sequential import clips3d
 from mirforge.generators.sequential.motion_detection.task import (
     FAMILIES,
+    ORDER_GAP_MAX,
+    ORDER_ROOM,
+    ORDER_STEP,
     _clear,
     _compass_of,
     _gap_to_point,
     _positions,
+    _room,
     _tiles,
 )
 from mirforge.render import gl
@@ -85,6 +89,43 @@ def test_every_frame_is_needed_from_level_2():
         assert task.consistent(question, rendered, frozenset()) == {question.answer}
         for k in range(len(rendered.images)):
             assert len(task.consistent(question, rendered, frozenset({k}))) >= 2
+
+
+def test_the_spacing_of_three_frames_does_not_place_a_fourth():
+    """Seed 90201: the text said the frames were "spaced equally in time" and the object moved "steadily", so the
+    spacing of any three frames placed the fourth, and no frame of 75 order questions was needed. Now the text
+    promises neither, the gaps along the motion are drawn apart, and the middle one of four holds a frame (where
+    the orders that swap the first two or the last two frames put one)."""
+    task = make_task("motion_detection")
+    ratios = []
+    for index in range(240):
+        scene, question = ask_only(task, index, seed=9)
+        if scene.kind != "order":
+            continue
+        assert "equally" not in question.text and "steadily" not in question.text
+        assert "changing pace" in question.text
+        path = np.array([p[1:] for p in scene.things[scene.mover].path]) / scene.tile
+        gaps = np.linalg.norm(np.diff(path, axis=0), axis=1)
+        assert len(gaps) == len(scene.indices) - 1
+        assert ((gaps >= ORDER_STEP - 1e-9) & (gaps <= ORDER_GAP_MAX + 1e-9)).all(), gaps
+        if len(gaps) == 3:
+            assert gaps[1] >= 2 * task.config.min_move + ORDER_ROOM - 1e-9, gaps
+            ratios.append(gaps[0] / gaps[2])
+    assert len(ratios) >= 10
+    assert min(ratios) < 0.8 and max(ratios) > 1.25  # the first and the last gap differ as often as not
+
+
+def test_a_left_out_frame_needs_room_where_an_order_puts_it():
+    """An order that puts a left-out frame between two frames shown fits only where those two stand far enough apart
+    to hold it min_move from each (the verifier's gap between consecutive frames); before the first or after the
+    last there is always room."""
+    progress = [0.0, 0.6, 1.2, 1.8]  # chronological frames, tiles along the motion
+    assert _room(progress, [1, 0, 2, 3], frozenset({0}), 0.35) is False  # frame 0 between 0.6 and 1.2: 0.6 < 0.7
+    assert _room(progress, [1, 0, 2, 3], frozenset({0}), 0.25) is True
+    assert _room(progress, [0, 1, 2, 3], frozenset({0}), 0.35) is True  # first: room
+    assert _room(progress, [0, 1, 3, 2], frozenset({2}), 0.35) is True  # last: room
+    assert _room(progress, [0, 1, 2, 3], frozenset({1, 2}), 0.6) is True  # two between 0.0 and 1.8: 1.8 >= 3 * 0.6
+    assert _room(progress, [0, 1, 2, 3], frozenset({1, 2}), 0.61) is False
 
 
 def test_options_give_nothing_away():
