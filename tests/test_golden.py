@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "336e39239e95ecd1e8bde136a0e5173cf99b08b1ba905a9f5a0e2d0804c0d130",
-    ("all", 20, 3): "e9917be2787151052372bdf1c41353557a7158e00fd9586b88bbebc252e16913",
+    ("all", 3, 3): "844a12f027ad54cc601b862dd6434d24aee894d07c258bf3d827550c1faec0f3",
+    ("all", 20, 3): "4aecf952b4ddbcaaa1e8c1a4087bf4df3c070bb949fc1fc16dff9e676eb17576",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

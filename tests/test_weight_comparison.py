@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import re
 
+import numpy as np
 import pytest
 
 from mirforge.errors import InputError
@@ -14,11 +15,13 @@ from mirforge.generators.analytical.weight_comparison.task import (
     LOOKALIKES,
     SHOWN_STYLES,
     _chains,
+    _least_below_every_edge,
     _relation,
     _tilt_of,
     solve,
 )
 from mirforge.render.objects.catalogue import model
+from mirforge.task import Question, Rendered
 
 from conftest import accepted, ask_only, generate, make_task, record
 
@@ -63,6 +66,52 @@ def test_hiding_a_picture_frees_a_wrong_option(task):
     for k in range(len(rendered.images)):
         alive = task.consistent(question, rendered, frozenset({k}))
         assert question.answer in alive and len(alive) >= 2, (k, alive)
+
+
+def _weighings(names: list[str], pictures: list[tuple[str, str, str]]) -> Rendered:
+    """Measurements of pictures (heavier, lighter, "greater" | "equal"), the heavier load on the left pan."""
+    measured = [
+        {
+            "pivot_x": 200.0,
+            "left_pan_y": 240.0 if kind == "greater" else 200.0,
+            "right_pan_y": 200.0,
+            "objects": [{"name": heavy, "x": 100.0}, {"name": light, "x": 300.0}],
+        }
+        for heavy, light, kind in pictures
+    ]
+    images = [np.zeros((4, 4, 3), np.uint8)] * len(pictures)
+    return Rendered(images=images, measured={"pictures": measured, "names": names, "qtype": "lightest"}, regions=[])
+
+
+def test_a_lightest_option_needs_one_picture_to_prove_it(task):
+    """Seed 90101 #17: hiding the thermos against the glass of juice cut off two branches, one to the apple, one to the
+    wine bottle, and both were counted as possible lightest. One more picture proves one object lighter than one
+    other object only (an object rising against a pan is lighter than the load, not than each object on it), and
+    neither could be proved lighter than both the glass and the other, so the picture was not needed."""
+    names = ["glass of juice", "apple", "teapot", "wine bottle", "thermos", "kettle", "jar", "mug"]
+    pictures = [
+        ("apple", "kettle", "greater"),
+        ("kettle", "thermos", "greater"),
+        ("jar", "wine bottle", "equal"),
+        ("jar", "thermos", "greater"),
+        ("teapot", "mug", "greater"),
+        ("mug", "wine bottle", "greater"),
+        ("thermos", "glass of juice", "equal"),
+    ]
+    question = Question(text="", options=["glass of juice", "apple", "teapot", "wine bottle"], answer=0, facts={})
+    rendered = _weighings(names, pictures)
+    assert task.verify(question, rendered) == 0
+    assert task.consistent(question, rendered, frozenset()) == {0}
+    assert task.consistent(question, rendered, frozenset({6})) == {0}  # neither the apple nor the wine bottle
+    assert task.consistent(question, rendered, frozenset({1})) == {0, 1}  # the apple alone below the cut
+    # the plans keep one wrong option leading to the others below every edge of a lightest tree
+    assert _least_below_every_edge([-1, 5, 0, 4, 0, 3], 3)  # 0 -> 4 -> 3 -> 5 -> 1: option 3 leads to option 1
+    assert not _least_below_every_edge([-1, 5, 0, 4, 0, 4], 3)  # 0 -> 4 -> (3, 5 -> 1): options 3 and 1 apart
+    questions = {"heaviest": 0, "lightest": 0}
+    for i in range(40):
+        scene, _ = ask_only(task, i, seed=6)
+        questions[scene.qtype] += 1
+    assert questions == {"heaviest": 20, "lightest": 20}  # balanced, though lightest trees are redrawn more often
 
 
 def test_answers_need_chaining_and_are_unique(task):

@@ -7,8 +7,11 @@ objects, links of the chains that connect the options.
 
 The comparisons form a tree rooted at the answer whose every branch ends in a wrong option: each picture is one
 edge (a heavier object against a lighter one, or two lighter ones together at level 3, or a level beam between
-two objects of the same weight). So no picture is spare: hiding one cuts a branch, and the wrong option
-below the cut could then outweigh the answer (``consistent``). No two pictures weigh the same objects, and each
+two objects of the same weight). So no picture is spare: hiding one cuts a branch, and the wrong option below the
+cut could then outweigh the answer (``consistent``). The lightest question weighs the tree upside down, and one
+more picture proves an object lighter than one other object only (an object rising against a pan is lighter than
+the load, not than each object on it); so below every edge of its tree one wrong option leads to every other wrong
+option there, which one picture could then prove the lightest. No two pictures weigh the same objects, and each
 picture has its own camera; the scale's look, the backdrop and the object family are drawn per instance, and no
 two kinds that look alike (``LOOKALIKES``) are weighed in one instance, where their names would not tell them apart.
 At levels 2 and 3 two beams are level, the answer against a link and a wrong option against another link: the answer
@@ -118,6 +121,9 @@ class WeightComparison(Task):
     category = "analytical"
     description = "Chain balance-scale pictures to find which of four objects is the heaviest or the lightest"
     Config = WeightComparisonConfig
+    # the question (heaviest or lightest) of an index: balanced over every block, as lightest trees are redrawn
+    # more often (_least_below_every_edge) and a drawn question would lean to the heaviest
+    variants = len(QTYPES)
 
     def knobs(self, level: int) -> dict[str, Any]:
         return {
@@ -135,10 +141,10 @@ class WeightComparison(Task):
         }
 
     # -- scene and question ---------------------------------------------------------------------------------
-    def sample(self, rng: np.random.Generator, level: int) -> Scene:
+    def sample(self, rng: np.random.Generator, level: int, variant: int | None = None) -> Scene:
         k = self.knobs(level)
         n, n_wrong = k["n_objects"], self.config.n_options - 1
-        qtype = QTYPES[int(rng.integers(len(QTYPES)))]
+        qtype = QTYPES[int(rng.integers(len(QTYPES))) if variant is None else variant]
         chosen = self.config.chosen()
         family = chosen[int(rng.integers(len(chosen)))]
         pool = FAMILIES[family]
@@ -147,7 +153,7 @@ class WeightComparison(Task):
         vars_ = [pool[int(rng.integers(len(pool)))] for pool in pools]
         sizes = [_size(kd, v, float(rng.uniform(0.9, 1.1))) for kd, v in zip(kinds, vars_, strict=True)]
         # the tree: object 0 is the answer, 1..n_wrong the wrong options, the rest links between them
-        parent = _tree(rng, n, n_wrong)
+        parent = _tree(rng, n, n_wrong, least_below=qtype == "lightest")
         children: dict[int, list[int]] = {}
         for c in range(1, n):
             children.setdefault(parent[c], []).append(c)
@@ -299,12 +305,19 @@ class WeightComparison(Task):
     def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int]:
         """Options that some outcome of the hidden weighings could make the answer: an option stays unless a
         shown picture (or a chain of them) makes another option at least as heavy (lightest: as light). Any
-        option not so bounded could be made the heaviest by raising it and everything shown to outweigh it."""
+        option not so bounded could be made the heaviest by one more picture: it alone outweighing a pan of
+        everything not shown to outweigh it. Not so the lightest: an object alone rising against a pan is lighter
+        than the pan's load, not than each object on it, so with one picture hidden an option stays only where
+        that one picture could prove it lighter than every other option (``_one_picture_makes_lightest``); else two
+        options cut off below the hidden picture, each unbounded, were counted, though neither could be the one
+        answer (14 of 32 lightest questions at levels 2 and 3 had such a picture, seed 90101)."""
         m = rendered.measured
         names = m["names"]
         relations = [read_picture(p, names) for k, p in enumerate(m["pictures"]) if k not in hidden]
         gt, roots = _closure(len(names), relations)
         opts = [names.index(o) for o in question.options]
+        if m["qtype"] == "lightest" and len(hidden) == 1:
+            return {i for i, x in enumerate(opts) if _one_picture_makes_lightest(gt, roots, opts, x)}
         alive = set()
         for i, x in enumerate(opts):
             beaten = False
@@ -384,11 +397,12 @@ def _size(kind: str, variant: int, jitter: float) -> float:
     return round(SIZE_AT_30CM * (real / 0.3) ** SIZE_POWER * jitter, 3)
 
 
-def _tree(rng: np.random.Generator, n: int, n_wrong: int) -> list[int]:
+def _tree(rng: np.random.Generator, n: int, n_wrong: int, least_below: bool = False) -> list[int]:
     """parent[c] for c in 1..n-1 (parent[0] = -1): a tree rooted at the answer 0 in which every leaf is a wrong
     option (1..n_wrong; the links n_wrong+1.. and some wrong options lead on), so every edge has a wrong option
     below it. The answer weighs in no more pictures than the busiest wrong option: counting appearances does not
-    find it."""
+    find it. With ``least_below`` (the lightest, whose tree is weighed upside down), below every edge one wrong
+    option leads to every other wrong option there (``_least_below_every_edge``)."""
     for _ in range(200):
         order = [0, *(int(v) + 1 for v in rng.permutation(n - 1))]
         parent = [-1] * n
@@ -400,8 +414,49 @@ def _tree(rng: np.random.Generator, n: int, n_wrong: int) -> list[int]:
         degree = [sum(1 for c in range(1, n) if parent[c] == x) + (x != 0) for x in range(n)]
         if degree[0] > max(degree[1 : n_wrong + 1]):
             continue
+        if least_below and not _least_below_every_edge(parent, n_wrong):
+            continue
         return parent
     raise Reject("no tree with wrong options at every branch end")
+
+
+def _least_below_every_edge(parent: list[int], n_wrong: int) -> bool:
+    """Whether below every edge one wrong option has every other wrong option below it in turn. Hiding the edge's
+    picture cuts those options off from the answer; in the lightest question one more picture can prove only one
+    object lighter than the others (an object alone rising says nothing of each object on the other pan), so a cut
+    with two unordered options below it leaves neither as a possible answer, and the picture is not needed."""
+
+    def above(a: int, b: int) -> bool:  # a is b or one of its ancestors
+        while b != -1:
+            if b == a:
+                return True
+            b = parent[b]
+        return False
+
+    for c in range(1, len(parent)):
+        below = [o for o in range(1, n_wrong + 1) if above(c, o)]
+        if not any(all(above(w, o) for o in below) for w in below):
+            return False
+    return True
+
+
+def _one_picture_makes_lightest(gt: np.ndarray, roots: list[int], options: list[int], x: int) -> bool:
+    """Whether one more picture could prove option ``x`` lighter than every other option (``gt`` and ``roots`` from
+    the pictures shown): an object h sinking against ``x`` proves it lighter than every option at least as heavy
+    as h, and a level beam between ``x`` and an object a lighter than every option does the same. None other
+    proves more, and neither may contradict what is shown."""
+    rest = [y for y in options if y != x and not gt[y, x]]
+    if not rest:
+        return True
+    for h in range(len(roots)):
+        if h != x and not gt[x, h] and roots[h] != roots[x]:
+            if all(y == h or gt[y, h] or roots[y] == roots[h] for y in rest):
+                return True
+    for a in range(len(roots)):
+        if roots[a] != roots[x] and not gt[a, x] and not gt[x, a]:
+            if all(gt[y, a] for y in rest):
+                return True
+    return False
 
 
 def _top_down(parent: list[int], n: int) -> list[int]:
