@@ -11,7 +11,7 @@ import pytest
 
 from mirforge.errors import InputError
 from mirforge.generators.sequential import clips3d
-from mirforge.generators.sequential.speed_comparison.task import FAMILIES
+from mirforge.generators.sequential.speed_comparison.task import FAMILIES, _fits
 from mirforge.render import gl
 from mirforge.render.scene3d import Scene3D
 from mirforge.templates import render_steps
@@ -109,6 +109,32 @@ def test_speeds_differ_by_the_level_ratio(task):
         assert all(b >= ratio * a * 0.999 for a, b in zip(speeds, speeds[1:], strict=False))
         assert len(set(question.options)) == len(question.options) == 4
     assert families == set(FAMILIES)
+
+
+def test_a_hidden_object_fits_a_ranking_only_with_room_between_its_shown_neighbours(task):
+    """The verifier takes no measured speed within min_measured_ratio of the next, so a ranking that puts a hidden
+    object between two shown ones fits only where those stand that ratio squared apart (seed 90202: 7 of 10 order
+    questions at level 3, whose speeds stand 1.25 to 1.375 apart, let a reader who knows it rule out the swap
+    without the hidden clip). The ranks just outside each swapped pair leave that room."""
+    r = task.config.min_measured_ratio
+    speeds = {"a": 3.0, "b": None, "c": 2.4, "d": 1.0}
+    assert _fits("order", ["a", "c", "b", "d"], speeds, r)  # b between 2.4 and 1.0
+    assert not _fits("order", ["a", "b", "c", "d"], speeds, r)  # b between 3.0 and 2.4: 1.25 < 1.15 ** 2
+    assert _fits("order", ["a", "b", "c", "d"], speeds)  # without the verifier's ratio any speed fits
+    assert _fits("order", ["b", "a", "c", "d"], speeds, r)  # above the fastest: always room
+    assert not _fits("order", ["c", "a", "b", "d"], speeds, r)  # the shown order is wrong
+    checked = 0
+    for i in range(150):
+        scene, question = ask_only(task, i, seed=12)
+        if scene.kind != "order" or len(scene.clips) == 1:
+            continue
+        ranked = sorted(scene.runners, key=lambda x: -x.speed)
+        for a, _ in scene.pairs:
+            for g in (a - 1, a + 1):  # the gaps just outside the pair
+                if 0 <= g < len(ranked) - 1:
+                    assert ranked[g].speed >= (r * 1.05) ** 2 * ranked[g + 1].speed * 0.999
+                    checked += 1
+    assert checked >= 10
 
 
 def test_family_config():

@@ -15,10 +15,12 @@ Families (config ``families``):
 
 Level 1 shows three frames of one clip. From level 2 the objects are split over four clips (``clips_per_level``)
 with their own frame times, two frames each, so every frame is needed: hiding one leaves the speeds of its clip's
-objects unknown, and the options are drawn so that another option then fits. Each option is the fastest (slowest)
-object of its clip: level 3's fifth object shares a clip, in a quarter of the scenes the answer's, and is never an
-option. Consecutive true speeds differ by at least ``speed_ratio``. From level 2, three 3D scenes in four are laid
-out so that ranking the objects by pixels per second, ignoring depth, picks a wrong option
+objects unknown, and the options are drawn so that another option then fits (in a ranking, the swap that puts a
+hidden object beyond its shown neighbour needs room there: the ranks just outside each swapped pair stand the
+verifier's ratio squared apart, ``_fits``). Each option is the fastest (slowest) object of its clip: level 3's
+fifth object shares a clip, in a quarter of the scenes the answer's, and is never an option. Consecutive true
+speeds differ by at least ``speed_ratio``. From level 2, three 3D scenes in four are laid out so that ranking the
+objects by pixels per second, ignoring depth, picks a wrong option
 (``pixels_mislead_per_level``); and, in every family, three scenes in four so that ranking them by the distance
 covered between a clip's first and last shown frame, ignoring how long each clip ran, picks a wrong option
 (``distance_mislead_per_level``), and three in four so that ranking them by how short their clip ran, ignoring the
@@ -55,6 +57,7 @@ MAX_FRAMES = 9  # frames per clip at most: clips stay cheap to render
 LAYOUT_TRIES = 30  # speeds and paths drawn for one scene before the attempt is rejected
 CLIP_TRIES = 50  # clip assignments and lengths drawn for one set of speeds (cheap: no layout)
 CLEAR_RATIO = 1.5  # steps call a speed "clearly" above the next only from this ratio
+PLAN_MARGIN = 1.05  # the plans ask true speeds this much beyond the measured ratios the verifier needs
 
 
 @dataclass
@@ -282,12 +285,17 @@ class SpeedComparison(Filming, Task):
     ) -> Scene:
         n, n_clips = k["n_objects"], k["n_clips"]
         fps = self.config.fps
+        pairs = _swap_pairs(rng, n)
+        # a ranking's swapped pair may put a hidden object beyond its shown neighbour: the ranks just outside each
+        # pair leave room for it, a measured ratio clear of both (see _fits)
+        room = self._plan_room**2 if kind == "order" and n_clips > 1 else 0.0
+        outside = {r for i, _ in pairs for r in (i - 1, i + 1)}  # r: the gap between ranks r and r + 1
         chain = [float(rng.uniform(0.55, 0.85))]  # tiles per second, slowest first
-        for _ in range(n - 1):
-            chain.append(chain[-1] * k["speed_ratio"] * float(rng.uniform(1.0, 1.1)))
+        for g in range(n - 2, -1, -1):  # the gap between ranks g and g + 1, slowest first
+            step = max(k["speed_ratio"], room if g in outside else 0.0) * float(rng.uniform(1.0, 1.1))
+            chain.append(chain[-1] * step)
         rank = [int(i) for i in rng.permutation(n)]  # object i is the rank[i]-th fastest (0: the fastest)
         speeds = [chain[n - 1 - r] for r in rank]
-        pairs = _swap_pairs(rng, n)
         # which clip holds which object and how long each clip runs settle what distances and times alone pick, so
         # they are drawn until those pick as the scene asks, before the costly layout (3D: paths and cameras)
         for _ in range(CLIP_TRIES):
@@ -434,7 +442,7 @@ class SpeedComparison(Filming, Task):
             # hiding a clip leaves the option that swaps a pair holding one of its objects
             truth, *distractors = self._rankings(scene)
             keys = place(truth, [distractors[int(i)] for i in rng.permutation(3)], slot)
-            if need and not _every_clip_needed("order", keys, true_speeds, clip_of):
+            if need and not _every_clip_needed("order", keys, true_speeds, clip_of, self._plan_room):
                 raise Reject("no set of rankings needs every frame")
             options = [" > ".join(order) for order in keys]
         text = " ".join([*self._intro(scene), _ask_text(scene)])
@@ -459,7 +467,7 @@ class SpeedComparison(Filming, Task):
             sets = [s for s in sets if cue.holds(_pick_share(scene.kind, correct, s, by))]
         if not self.requires_needed(scene.level) or len(scene.clips) == 1:
             return sets
-        return [s for s in sets if _every_clip_needed(scene.kind, [correct, *s], speeds, clip_of)]
+        return [s for s in sets if _every_clip_needed(scene.kind, [correct, *s], speeds, clip_of, self._plan_room)]
 
     def _rankings(self, scene: Scene) -> list[tuple[str, ...]]:
         return _swap_options(tuple(r.name for r in sorted(scene.runners, key=lambda r: -r.speed)), scene.pairs)
@@ -589,7 +597,13 @@ class SpeedComparison(Filming, Task):
 
     def consistent(self, question: Question, rendered: Rendered, hidden: frozenset[int]) -> set[int]:
         speeds = _measured_speeds(question, rendered, hidden)
-        return {i for i, key in enumerate(question.facts["keys"]) if _fits(question.facts["kind"], key, speeds)}
+        room = self.config.min_measured_ratio
+        return {i for i, key in enumerate(question.facts["keys"]) if _fits(question.facts["kind"], key, speeds, room)}
+
+    @property
+    def _plan_room(self) -> float:
+        """The ratio the plans leave between shown neighbours for each hidden object between them (true speeds)."""
+        return self.config.min_measured_ratio * PLAN_MARGIN
 
     # -- reasoning steps ------------------------------------------------------------------------------------
     def step_facts(self, scene: Scene, question: Question, rendered: Rendered) -> dict[str, Any]:
@@ -884,23 +898,40 @@ def _measured_speeds(question: Question, rendered: Rendered, hidden: frozenset[i
     return out
 
 
-def _fits(kind: str, key: Any, speeds: dict[str, float | None]) -> bool:
-    """Whether the option ``key`` can be right when the speeds that are None could be anything."""
+def _fits(kind: str, key: Any, speeds: dict[str, float | None], room: float = 1.0) -> bool:
+    """Whether the option ``key`` can be right when the speeds that are None could be anything the verifier takes:
+    in a ranking, h of them between two shown neighbours need those two ``room`` ** (h + 1) apart, every measured
+    speed being ``room`` above the next (else no world the verifier takes makes the ranking right; at level 3,
+    whose true speeds stand 1.25 to 1.375 apart, most order questions let a reader who knows that rule out the
+    swap without the hidden clip: 60 of 81, seed 90201)."""
     known = {n: v for n, v in speeds.items() if v is not None}
     if kind == "order":
         seen = [n for n in key if speeds[n] is not None]
-        return seen == sorted(seen, key=lambda n: -known[n])
+        if seen != sorted(seen, key=lambda n: -known[n]):
+            return False
+        above, run = None, 0
+        for n in key:
+            if speeds[n] is None:
+                run += 1
+                continue
+            if above is not None and run and known[above] < room ** (run + 1) * known[n]:
+                return False
+            above, run = n, 0
+        return True
     v = speeds[key]
     if v is None or not known:
         return True
     return v >= max(known.values()) if kind == "fastest" else v <= min(known.values())
 
 
-def _every_clip_needed(kind: str, keys: list[Any], speeds: dict[str, float], clip_of: dict[str, int]) -> bool:
-    """With the true speeds: hiding a frame of any clip (its objects' speeds unknown) leaves two options that fit."""
+def _every_clip_needed(
+    kind: str, keys: list[Any], speeds: dict[str, float], clip_of: dict[str, int], room: float
+) -> bool:
+    """With the true speeds: hiding a frame of any clip (its objects' speeds unknown) leaves two options that fit,
+    each hidden object ``room`` clear of its shown neighbours (``_fits``)."""
     for c in sorted(set(clip_of.values())):
         known: dict[str, float | None] = {n: (None if clip_of[n] == c else v) for n, v in speeds.items()}
-        if sum(_fits(kind, key, known) for key in keys) < 2:
+        if sum(_fits(kind, key, known, room) for key in keys) < 2:
             return False
     return True
 
