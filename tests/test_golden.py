@@ -20,8 +20,8 @@ import pytest
 
 # (tasks, n per task, seed) -> hash of `mirforge generate --tasks TASKS --n N --seed SEED --workers 2`
 GOLDEN: dict[tuple[str, int, int], str] = {
-    ("all", 3, 3): "844a12f027ad54cc601b862dd6434d24aee894d07c258bf3d827550c1faec0f3",
-    ("all", 20, 3): "2509a505583d2afeb0d9f9fd6aeaa188157195ccb9d687d638f154c67de22a99",
+    ("all", 3, 3): "686b7d3d3fbedbcb973280de4c444a42f19e7782b5e6cea531ac956b20fdcce0",
+    ("all", 20, 3): "c5c00a4286819a25423b693a9d9cb7187e66272006c9e6b9334ebd6aba9bd006",
 }
 SLOW = {("all", 20, 3)}  # a minute of generation on two cores: with -m slow
 

@@ -15,8 +15,8 @@ from mirforge.generators.sequential import clips3d
 from mirforge.generators.sequential.motion_detection.task import (
     FAMILIES,
     ORDER_GAP_MAX,
-    ORDER_ROOM,
     ORDER_STEP,
+    PLAN_ROOM,
     _clear,
     _compass_of,
     _gap_to_point,
@@ -27,6 +27,7 @@ from mirforge.generators.sequential.motion_detection.task import (
 from mirforge.render import gl
 from mirforge.render.scene3d import Scene3D
 from mirforge.render.video import film
+from mirforge.seeding import balanced_variant
 from mirforge.templates import render_steps
 
 from conftest import accepted, ask_only, generate, make_task, record, step_facts
@@ -107,12 +108,33 @@ def test_the_spacing_of_three_frames_does_not_place_a_fourth():
         path = np.array([p[1:] for p in scene.things[scene.mover].path]) / scene.tile
         gaps = np.linalg.norm(np.diff(path, axis=0), axis=1)
         assert len(gaps) == len(scene.indices) - 1
-        assert ((gaps >= ORDER_STEP - 1e-9) & (gaps <= ORDER_GAP_MAX + 1e-9)).all(), gaps
+        ends = gaps[[0, -1]]
+        assert ((ends >= ORDER_STEP - 1e-9) & (ends <= ORDER_GAP_MAX + 1e-9)).all(), gaps
         if len(gaps) == 3:
-            assert gaps[1] >= 2 * task.config.min_move + ORDER_ROOM - 1e-9, gaps
+            room = 2 * task.config.min_move + PLAN_ROOM
+            assert room - 1e-9 <= gaps[1] <= room + PLAN_ROOM + 1e-9, gaps
             ratios.append(gaps[0] / gaps[2])
     assert len(ratios) >= 10
     assert min(ratios) < 0.8 and max(ratios) > 1.25  # the first and the last gap differ as often as not
+
+
+def test_every_kind_is_asked_as_often_at_every_level():
+    """The kind is the index's balanced variant: drawn, the kinds that lay out less easily came out rarer (order
+    questions, whose paths are longer, 6 in 100 at level 2 against 23 planned)."""
+    task = make_task("motion_detection")
+    for level in task.levels:
+        kinds = task.knobs(level)["kinds"]
+        lane = task.levels.index(level)
+        drawn = Counter(
+            kinds[balanced_variant(5, "test", task.name, lane + 3 * step, task.variants, 3) // 8 % len(kinds)]
+            for step in range(task.variants)
+        )
+        assert set(drawn.values()) == {task.variants // len(kinds)}, (level, drawn)
+    for index in range(6):
+        scene, _ = ask_only(task, index, seed=5)
+        v = balanced_variant(5, "test", task.name, index, task.variants, 3)
+        kinds = task.knobs(scene.level)["kinds"]
+        assert scene.kind == kinds[v // 8 % len(kinds)]
 
 
 def test_a_left_out_frame_needs_room_where_an_order_puts_it():
@@ -311,10 +333,10 @@ def test_two_objects_of_a_kind_are_named_by_how_they_look():
 
 
 def test_a_move_straight_along_one_axis_is_said_without_a_zero_part():
-    """The mover of seed 73121's index 34 moves straight towards the camera: the steps say "1.2 tiles towards the
-    camera", not "0.0 tiles to the left and 1.2 tiles towards the camera"."""
+    """The mover of seed 73121's index 9 (a basketball) moves straight towards the camera: the steps say "1.2 tiles
+    towards the camera", not "0.0 tiles to the left and 1.2 tiles towards the camera"."""
     task = make_task("motion_detection")
-    facts, n_images = step_facts(task, 34, seed=73121)
+    facts, n_images = step_facts(task, 9, seed=73121)
     steps = render_steps(task, facts, n_images, np.random.default_rng(0))
     assert re.search(r"in [\d.]+ s: 1\.2 tiles towards the camera\.", steps.img2img), steps.img2img
     assert " 0.0 tiles to the" not in steps.img2img
