@@ -13,6 +13,7 @@ from mirforge.render.objects.catalogue import model
 from conftest import ask_only, make_task
 
 FRONT_PART = {"toy car": "lights", "toy truck": "windows"}  # headlights; a truck's cab sits at its front
+SCENES = 400  # scenes searched for moving vehicles
 
 
 def _nose(prop) -> np.ndarray:
@@ -25,10 +26,11 @@ def _nose(prop) -> np.ndarray:
 
 
 def _moving_vehicles(task_name: str, wanted: int) -> list:
-    """Vehicles that move in a straight line, from the first scenes of seed 0 that have them."""
+    """Vehicles that move in a straight line, from the first scenes of seed 0 that have them (one motion scene in
+    about 25 moves one)."""
     task = make_task(task_name)
     found = []
-    for index in range(200):
+    for index in range(SCENES):
         scene, _ = ask_only(task, index)
         if task_name == "speed_comparison":
             props = [r.prop for r in scene.runners if r.prop is not None]
@@ -38,7 +40,7 @@ def _moving_vehicles(task_name: str, wanted: int) -> list:
         found += [p for p in props if p.kind in VEHICLES]
         if len({p.kind for p in found}) == len(VEHICLES) and len(found) >= wanted:
             return found
-    raise AssertionError(f"{task_name}: too few moving vehicles in 200 scenes ({len(found)})")
+    raise AssertionError(f"{task_name}: too few moving vehicles in {SCENES} scenes ({len(found)})")
 
 
 @pytest.mark.parametrize("task_name", ["speed_comparison", "motion_detection"])
