@@ -102,12 +102,12 @@ def test_keep_video_gives_playable_mp4s(tmp_path):
     task = make_task("motion_detection", keep_video=True)
     g = generate(task, 0, seed=2)
     videos = task.videos()
-    assert len(videos) == 1 and len(g.images) == 2
+    assert len(videos) == 1 and len(g.images) >= 2  # one clip, however many frames the question shows
     path = tmp_path / "kept.mp4"
     path.write_bytes(videos[0])
     info = video_info(path)
     size = task.image_size
-    assert info.n_frames >= 2 and (info.width, info.height) == (size, size)
+    assert info.n_frames >= len(g.images) and (info.width, info.height) == (size, size)
     with VideoFileClip(str(path)) as clip:
         assert clip.get_frame(0).shape == (size, size, 3)
     assert make_task("motion_detection").videos() == []
