@@ -12,6 +12,7 @@ import pytest
 
 from mirforge.errors import InputError, Reject
 from mirforge.generators.sequential import clips3d
+from mirforge.generators.sequential.clips import room_for_hidden
 from mirforge.generators.sequential.motion_detection.task import (
     FAMILIES,
     ORDER_GAP_MAX,
@@ -21,7 +22,6 @@ from mirforge.generators.sequential.motion_detection.task import (
     _compass_of,
     _gap_to_point,
     _positions,
-    _room,
     _tiles,
     _turn_signature,
 )
@@ -165,12 +165,16 @@ def test_a_left_out_frame_needs_room_where_an_order_puts_it():
     to hold it min_move from each (the verifier's gap between consecutive frames); before the first or after the
     last there is always room."""
     progress = [0.0, 0.6, 1.2, 1.8]  # chronological frames, tiles along the motion
-    assert _room(progress, [1, 0, 2, 3], frozenset({0}), 0.35) is False  # frame 0 between 0.6 and 1.2: 0.6 < 0.7
-    assert _room(progress, [1, 0, 2, 3], frozenset({0}), 0.25) is True
-    assert _room(progress, [0, 1, 2, 3], frozenset({0}), 0.35) is True  # first: room
-    assert _room(progress, [0, 1, 3, 2], frozenset({2}), 0.35) is True  # last: room
-    assert _room(progress, [0, 1, 2, 3], frozenset({1, 2}), 0.6) is True  # two between 0.0 and 1.8: 1.8 >= 3 * 0.6
-    assert _room(progress, [0, 1, 2, 3], frozenset({1, 2}), 0.61) is False
+
+    def _room(order: list[int], hidden: set[int], gap: float) -> bool:
+        return room_for_hidden([None if k in hidden else progress[k] for k in order], gap)
+
+    assert _room([1, 0, 2, 3], {0}, 0.35) is False  # frame 0 between 0.6 and 1.2: 0.6 < 0.7
+    assert _room([1, 0, 2, 3], {0}, 0.25) is True
+    assert _room([0, 1, 2, 3], {0}, 0.35) is True  # first: room
+    assert _room([0, 1, 3, 2], {2}, 0.35) is True  # last: room
+    assert _room([0, 1, 2, 3], {1, 2}, 0.6) is True  # two between 0.0 and 1.8: 1.8 >= 3 * 0.6
+    assert _room([0, 1, 2, 3], {1, 2}, 0.61) is False
 
 
 def test_options_give_nothing_away():

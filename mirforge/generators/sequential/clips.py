@@ -53,6 +53,21 @@ class Filming:
         return decoded
 
 
+def room_for_hidden(values: Sequence[float | None], gap: float) -> bool:
+    """Whether the hidden items of an order fit where it puts them: ``values`` rise along the order (None: hidden),
+    and each run of h hidden items between two shown ones needs those two (h + 1) * ``gap`` apart, the verifier
+    asking ``gap`` between neighbours. Before the first shown item or after the last there is always room."""
+    last, run = None, 0
+    for v in values:
+        if v is None:
+            run += 1
+            continue
+        if last is not None and run and v - last < (run + 1) * gap:
+            return False
+        last, run = v, 0
+    return True
+
+
 def seconds(t: float) -> str:
     return f"{t:.2f}"
 

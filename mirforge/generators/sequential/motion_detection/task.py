@@ -45,7 +45,15 @@ import numpy as np
 from mirforge.errors import Reject
 from mirforge.generators.common import permutation_distractors
 from mirforge.generators.sequential import clips3d
-from mirforge.generators.sequential.clips import ClipConfig, Filming, image_list, seconds, track_colors, where_in_frame
+from mirforge.generators.sequential.clips import (
+    ClipConfig,
+    Filming,
+    image_list,
+    room_for_hidden,
+    seconds,
+    track_colors,
+    where_in_frame,
+)
 from mirforge.generators.sequential.clips3d import SETTINGS, Prop, Stage
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
@@ -168,7 +176,7 @@ class MotionDetection(Filming, Task):
     needs = Needs(renderer="gl", cost=2.0)
     image_size = 320
     # the mover's first direction (of four at level 1: variant modulo four) and the question kind (of three or four
-    # at a level: the variant's eighth modulo their count), balanced over every block
+    # at a level: the variant's eighth modulo their count; 12 is a multiple of both), balanced over every block
     variants = len(DIRECTIONS) * 12
 
     def knobs(self, level: int) -> dict[str, Any]:
@@ -223,24 +231,26 @@ class MotionDetection(Filming, Task):
     ) -> Scene:
         sectors = k["directions"]
         fps = self.config.fps
-        lo, hi = k["distance_tiles"]
-        lengths = [float(rng.uniform(lo, hi)) for _ in legs]
         if kind == "order":
             m = k["order_frames"]
-            lengths = self._order_gaps(rng, m)  # one straight line, its pace changing from frame to frame
+            _ = [float(rng.uniform(*k["distance_tiles"])) for _ in legs]
+            lengths = self._order_gaps(rng, m)
+            directions = legs * (m - 1)  # one straight line, its pace changing from frame to frame
             indices = tuple(2 * j for j in range(m))
             shown = tuple(int(v) for v in rng.permutation(m))  # any order, chronological too (none never wins)
-        elif kind == "path":
-            step = 2 if len(legs) > 2 else int(rng.integers(2, 4))
-            indices = tuple(step * j for j in range(len(legs) + 1))
-            shown = tuple(range(len(legs) + 1))
         else:
-            indices, shown = (0, int(rng.integers(4, 7))), (0, 1)
+            lengths, directions = [float(rng.uniform(*k["distance_tiles"])) for _ in legs], legs
+            if kind == "path":
+                step = 2 if len(legs) > 2 else int(rng.integers(2, 4))
+                indices = tuple(step * j for j in range(len(legs) + 1))
+                shown = tuple(range(len(legs) + 1))
+            else:
+                indices, shown = (0, int(rng.integers(4, 7))), (0, 1)
         # waypoints of the mover in tiles, in the camera's frame (x: right, y: away / up the picture)
         t_end = indices[-1] / fps
         times = tuple(i / fps for i in indices) if kind in ("path", "order") else (0.0, t_end)
         offsets = [np.zeros(2)]
-        for d, length in zip(legs * len(lengths) if kind == "order" else legs, lengths, strict=True):
+        for d, length in zip(directions, lengths, strict=True):
             offsets.append(offsets[-1] + np.array(_unit(d)) * length)
         args = (rng, level, k, kind, legs, offsets, times, indices, fps)
         if family == "flat":
@@ -640,7 +650,7 @@ class MotionDetection(Filming, Task):
                 i
                 for i, key in enumerate(keys)
                 if [k - 1 for k in key if k - 1 not in hidden] == seen
-                and _room(progress, [k - 1 for k in key], hidden, self.config.min_move)
+                and room_for_hidden([None if k - 1 in hidden else progress[k - 1] for k in key], self.config.min_move)
             }
         p = pos[question.facts["object"]]
         sectors = question.facts["sectors"]
@@ -769,7 +779,7 @@ def _compass_of(shift: np.ndarray, sectors: int) -> str:
 
 def _spans(net: np.ndarray, a: str, b: str, min_leg: float, slack: float = 0.0) -> bool:
     """Whether a leg along ``a`` then one along ``b``, each at least ``min_leg`` tiles long and each within
-    ``slack`` degrees of its direction (tried in steps of a quarter of it), can add up to ``net``: the paths the
+    ``slack`` degrees of its direction (tried in steps of half of it), can add up to ``net``: the paths the
     verifier takes. Any two positive legs along the exact directions let through paths it refuses (legs too short
     to see), so a frame between them counted as needed where a reader who knows the verifier's rule placed it:
     13 of 100 path questions, seed 90201."""
@@ -839,21 +849,6 @@ def _positions(measured: dict[str, Any]) -> dict[str, np.ndarray]:
         name: (np.asarray(t["floor"], float) @ axes.T) / measured["tile"]
         for name, t in sorted(measured["tracks"].items())
     }
-
-
-def _room(progress: list[float], order: list[int], hidden: frozenset[int], min_move: float) -> bool:
-    """Whether the frames ``hidden`` fit where ``order`` (chronological) puts them: h of them between two frames
-    shown need those two (h + 1) * ``min_move`` apart along the motion, as the verifier needs every two consecutive
-    frames ``min_move`` apart. Before the first frame shown or after the last there is always room."""
-    last, run = None, 0
-    for k in order:
-        if k in hidden:
-            run += 1
-            continue
-        if last is not None and run and progress[k] - progress[last] < (run + 1) * min_move:
-            return False
-        last, run = k, 0
-    return True
 
 
 def _progress(p: np.ndarray, direction: str) -> list[float]:

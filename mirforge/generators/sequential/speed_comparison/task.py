@@ -42,7 +42,14 @@ import numpy as np
 
 from mirforge.errors import Reject
 from mirforge.generators.sequential import clips3d
-from mirforge.generators.sequential.clips import ClipConfig, Filming, seconds, track_colors, where_in_frame
+from mirforge.generators.sequential.clips import (
+    ClipConfig,
+    Filming,
+    room_for_hidden,
+    seconds,
+    track_colors,
+    where_in_frame,
+)
 from mirforge.generators.sequential.clips3d import SETTINGS, Prop, Stage
 from mirforge.render import canvas2d
 from mirforge.render.scene3d import PALETTE
@@ -907,17 +914,9 @@ def _fits(kind: str, key: Any, speeds: dict[str, float | None], room: float = 1.
     known = {n: v for n, v in speeds.items() if v is not None}
     if kind == "order":
         seen = [n for n in key if speeds[n] is not None]
-        if seen != sorted(seen, key=lambda n: -known[n]):
-            return False
-        above, run = None, 0
-        for n in key:
-            if speeds[n] is None:
-                run += 1
-                continue
-            if above is not None and run and known[above] < room ** (run + 1) * known[n]:
-                return False
-            above, run = n, 0
-        return True
+        # fastest first: minus the log speeds rise, and a ratio of room ** (h + 1) is a gap of (h + 1) * log(room)
+        falling = [None if n not in known else -math.log(known[n]) for n in key]
+        return seen == sorted(seen, key=lambda n: -known[n]) and room_for_hidden(falling, math.log(room))
     v = speeds[key]
     if v is None or not known:
         return True
