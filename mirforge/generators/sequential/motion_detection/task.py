@@ -233,7 +233,6 @@ class MotionDetection(Filming, Task):
         fps = self.config.fps
         if kind == "order":
             m = k["order_frames"]
-            _ = [float(rng.uniform(*k["distance_tiles"])) for _ in legs]
             lengths = self._order_gaps(rng, m)
             directions = legs * (m - 1)  # one straight line, its pace changing from frame to frame
             indices = tuple(2 * j for j in range(m))
