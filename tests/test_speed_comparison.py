@@ -11,7 +11,7 @@ import pytest
 
 from mirforge.errors import InputError
 from mirforge.generators.sequential import clips3d
-from mirforge.generators.sequential.speed_comparison.task import FAMILIES, _fits
+from mirforge.generators.sequential.speed_comparison.task import FAMILIES, PLAN_MARGIN, _fits
 from mirforge.render import gl
 from mirforge.render.scene3d import Scene3D
 from mirforge.templates import render_steps
@@ -132,7 +132,7 @@ def test_a_hidden_object_fits_a_ranking_only_with_room_between_its_shown_neighbo
         for a, _ in scene.pairs:
             for g in (a - 1, a + 1):  # the gaps just outside the pair
                 if 0 <= g < len(ranked) - 1:
-                    assert ranked[g].speed >= (r * 1.05) ** 2 * ranked[g + 1].speed * 0.999
+                    assert ranked[g].speed >= (r * PLAN_MARGIN) ** 2 * ranked[g + 1].speed * 0.999
                     checked += 1
     assert checked >= 10
 
